@@ -1,0 +1,162 @@
+package integrity
+
+import (
+	"strings"
+	"time"
+)
+
+// Outcome is the verdict on one line.
+type Outcome uint8
+
+// The three outcomes. Their String forms are what is shipped to Loki.
+const (
+	Valid Outcome = iota
+	SchemaInvalid
+	Corrupt
+)
+
+var outcomeNames = [...]string{"valid", "schema_invalid", "corrupt"}
+
+// String returns the outcome's name as shipped ("valid", "schema_invalid",
+// "corrupt").
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// Kind is an event type of the Cortex Plane buffer.
+type Kind uint8
+
+// Event kinds of buffer schema version 1. KindUnknown is any other type.
+const (
+	KindUnknown Kind = iota
+	KindSessionStart
+	KindCheckpointLoaded
+	KindLLMRequest
+	KindLLMResponse
+	KindToolStart
+	KindToolResult
+	KindCheckpointWritten
+	KindApprovalRequested
+	KindStateTransition
+	KindError
+	KindSessionEnd
+	kindCount
+)
+
+var kindNames = [kindCount]string{
+	"", "SESSION_START", "CHECKPOINT_LOADED", "LLM_REQUEST", "LLM_RESPONSE",
+	"TOOL_START", "TOOL_RESULT", "CHECKPOINT_WRITTEN", "APPROVAL_REQUESTED",
+	"STATE_TRANSITION", "ERROR", "SESSION_END",
+}
+
+// String returns the event type as written in journals, or "" for
+// KindUnknown.
+func (k Kind) String() string {
+	if k < kindCount {
+		return kindNames[k]
+	}
+	return ""
+}
+
+// KindOf maps an event type name to its Kind.
+func KindOf(name []byte) Kind {
+	for k := KindSessionStart; k < kindCount; k++ {
+		if string(name) == kindNames[k] {
+			return k
+		}
+	}
+	return KindUnknown
+}
+
+// Flags are the per-line annotations that are not violations.
+type Flags uint16
+
+// Line flags.
+const (
+	// UnknownType: the type is not one of the known event types.
+	UnknownType Flags = 1 << iota
+	// BestEffort: judged with only the version-independent fields because
+	// the session declared an unknown buffer_schema_version.
+	BestEffort
+	// DuplicateKey: a known field appears more than once in the object.
+	DuplicateKey
+)
+
+// Violation is one broken schema rule. Both strings are constants, so
+// collecting violations does not allocate.
+type Violation struct {
+	Field  string
+	Reason string
+}
+
+// Event is what the validator learned from one line. Byte slices point into
+// the Arena passed to Validate and stay valid until the arena is reset.
+type Event struct {
+	Outcome       Outcome
+	CorruptReason string // set when Outcome is Corrupt
+	Violations    []Violation
+	Flags         Flags
+
+	Kind     Kind
+	TypeName []byte
+
+	Timestamp    time.Time
+	HasTimestamp bool
+
+	JobID, SessionID []byte
+	Seq              int64
+	HasSeq           bool
+
+	// SESSION_START
+	AgentID          []byte
+	PodName          []byte
+	SchemaVersion    int64
+	HasSchemaVersion bool
+
+	// LLM_REQUEST, LLM_RESPONSE, CHECKPOINT_*
+	Model            []byte
+	StepIndex        int64
+	HasStepIndex     bool
+	PromptTokens     int64
+	CompletionTokens int64
+	HasTokens        bool
+	FinishReason     []byte
+	CheckpointID     []byte
+
+	// TOOL_START, TOOL_RESULT
+	InvocationID []byte
+	ToolName     []byte
+
+	// SESSION_END
+	EndReason []byte
+}
+
+// Reset clears e for reuse, keeping the Violations backing array.
+func (e *Event) Reset() {
+	v := e.Violations[:0]
+	*e = Event{Violations: v}
+}
+
+// ViolationText renders the violations as "field: reason; field: reason".
+func (e *Event) ViolationText() string {
+	if len(e.Violations) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, v := range e.Violations {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(v.Field)
+		b.WriteString(": ")
+		b.WriteString(v.Reason)
+	}
+	return b.String()
+}
+
+func (e *Event) violate(field, reason string) {
+	e.Violations = append(e.Violations, Violation{Field: field, Reason: reason})
+}

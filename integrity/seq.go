@@ -1,0 +1,102 @@
+package integrity
+
+import "strconv"
+
+// Continuity is the verdict on a line's seq against the sequenced line
+// before it in the same file.
+type Continuity uint8
+
+// Continuity verdicts.
+const (
+	// SeqNone: nothing to say (in order, or the line has no seq).
+	SeqNone Continuity = iota
+	// SeqGap: seq is more than one past the previous line's; the missing
+	// range is [Missing.From, Missing.To].
+	SeqGap
+	// SeqRepeat: seq equals the previous line's.
+	SeqRepeat
+	// SeqRegression: seq is below the previous line's.
+	SeqRegression
+	// SeqUnverified: the previous line could not be found (not in the
+	// chunk, not readable on disk, not in the ledger); no judgement is made
+	// rather than a false one.
+	SeqUnverified
+)
+
+var continuityNames = [...]string{"", "seq_gap", "seq_repeat", "seq_regression", "seq_unverified"}
+
+// String returns the annotation kind ("seq_gap", ...), "" for SeqNone.
+func (c Continuity) String() string {
+	if int(c) < len(continuityNames) {
+		return continuityNames[c]
+	}
+	return ""
+}
+
+// Prev describes the sequenced line before a line in its file.
+type Prev struct {
+	// Known is false when the previous line could not be determined.
+	Known bool
+	// AtStart is true when no sequenced line precedes this one in the file:
+	// the line should then carry seq 0 (the seed's SESSION_START).
+	AtStart bool
+	// Seq is the previous sequenced line's seq (when !AtStart).
+	Seq int64
+}
+
+// Judgement is the continuity verdict with its details.
+type Judgement struct {
+	Verdict  Continuity
+	From, To int64 // the missing range, for SeqGap
+	PrevSeq  int64 // the previous seq, for SeqRepeat and SeqRegression
+}
+
+// Judge compares a line's seq with the previous sequenced line's.
+func Judge(prev Prev, seq int64, hasSeq bool) Judgement {
+	if !hasSeq {
+		return Judgement{}
+	}
+	if !prev.Known {
+		return Judgement{Verdict: SeqUnverified}
+	}
+	want := prev.Seq + 1
+	if prev.AtStart {
+		want = 0
+	}
+	switch {
+	case seq == want:
+		return Judgement{}
+	case seq > want:
+		return Judgement{Verdict: SeqGap, From: want, To: seq - 1}
+	case !prev.AtStart && seq == prev.Seq:
+		return Judgement{Verdict: SeqRepeat, PrevSeq: prev.Seq}
+	default:
+		return Judgement{Verdict: SeqRegression, PrevSeq: prev.Seq}
+	}
+}
+
+// Detail renders the judgement's value for shipping: "15-16" (or "15") for
+// a gap, "after 7" for a repeat or regression, "" otherwise. It appends to
+// dst so the caller controls allocation.
+func (j Judgement) Detail(dst []byte) []byte {
+	switch j.Verdict {
+	case SeqGap:
+		dst = strconv.AppendInt(dst, j.From, 10)
+		if j.To != j.From {
+			dst = append(dst, '-')
+			dst = strconv.AppendInt(dst, j.To, 10)
+		}
+	case SeqRepeat, SeqRegression:
+		dst = append(dst, "after "...)
+		dst = strconv.AppendInt(dst, j.PrevSeq, 10)
+	}
+	return dst
+}
+
+// Missing is the number of seqs a gap leaves out (0 for other verdicts).
+func (j Judgement) Missing() int64 {
+	if j.Verdict != SeqGap {
+		return 0
+	}
+	return j.To - j.From + 1
+}

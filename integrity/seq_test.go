@@ -1,0 +1,45 @@
+package integrity
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestJudge(t *testing.T) {
+	cases := []struct {
+		name    string
+		prev    Prev
+		seq     int64
+		hasSeq  bool
+		verdict Continuity
+		detail  string
+		missing int64
+	}{
+		{"in order", Prev{Known: true, Seq: 4}, 5, true, SeqNone, "", 0},
+		{"first line seq 0", Prev{Known: true, AtStart: true}, 0, true, SeqNone, "", 0},
+		{"lost head", Prev{Known: true, AtStart: true}, 3, true, SeqGap, "0-2", 3},
+		{"gap of two", Prev{Known: true, Seq: 14}, 17, true, SeqGap, "15-16", 2},
+		{"gap of one", Prev{Known: true, Seq: 14}, 16, true, SeqGap, "15", 1},
+		{"repeat", Prev{Known: true, Seq: 7}, 7, true, SeqRepeat, "after 7", 0},
+		{"regression", Prev{Known: true, Seq: 7}, 2, true, SeqRegression, "after 7", 0},
+		{"unknown prev", Prev{}, 9, true, SeqUnverified, "", 0},
+		{"no seq", Prev{Known: true, Seq: 7}, 0, false, SeqNone, "", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := Judge(tc.prev, tc.seq, tc.hasSeq)
+			assert.Equal(t, tc.verdict, j.Verdict)
+			assert.Equal(t, tc.detail, string(j.Detail(nil)))
+			assert.Equal(t, tc.missing, j.Missing())
+		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	assert.Equal(t, "seq_gap", SeqGap.String())
+	assert.Equal(t, "schema_invalid", SchemaInvalid.String())
+	assert.Equal(t, "LLM_RESPONSE", KindLLMResponse.String())
+	assert.Equal(t, KindToolResult, KindOf([]byte("TOOL_RESULT")))
+	assert.Equal(t, KindUnknown, KindOf([]byte("tool_result")))
+}
