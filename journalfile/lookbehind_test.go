@@ -1,0 +1,100 @@
+package journalfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func writeJournal(t *testing.T, lines ...string) (string, []int64) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	var offs []int64
+	var b strings.Builder
+	for _, l := range lines {
+		offs = append(offs, int64(b.Len()))
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path, offs
+}
+
+func TestLookbehind(t *testing.T) {
+	lines := []string{
+		`{"type":"SESSION_START","seq":0}`,
+		`{"type":"LLM_REQUEST","seq":1,"step_index":0,"model":"m-old"}`,
+		`{"type":"LLM_REQUEST","seq":2,"step_index":1,"model":"m-new"}`,
+		`{"type":"LLM_RESP`, // torn line, no seq
+		`{"type":"LLM_RESPONSE","seq":4,"step_index":1}`,
+	}
+	path, offs := writeJournal(t, lines...)
+	r, err := New(DefaultConfig())
+	require.NoError(t, err)
+
+	b, err := r.Lookbehind(path, offs[4], []byte(lines[4]), 1)
+	require.NoError(t, err)
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Model: "m-new"}, b, "walks over the torn line")
+
+	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), 0)
+	require.NoError(t, err)
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 1, Model: "m-old"}, b)
+
+	b, err = r.Lookbehind(path, 0, []byte(lines[0]), -1)
+	require.NoError(t, err)
+	assert.Equal(t, Before{SeqKnown: true, AtStart: true}, b)
+}
+
+func TestLookbehindAtStartWithoutSeq(t *testing.T) {
+	lines := []string{`garbage`, `{"type":"ERROR","seq":5}`}
+	path, offs := writeJournal(t, lines...)
+	r, _ := New(DefaultConfig())
+	b, err := r.Lookbehind(path, offs[1], []byte(lines[1]), -1)
+	require.NoError(t, err)
+	assert.Equal(t, Before{SeqKnown: true, AtStart: true}, b)
+}
+
+func TestLookbehindWindowExhausted(t *testing.T) {
+	big := `{"type":"X","pad":"` + strings.Repeat("a", 8000) + `"}`
+	lines := []string{`{"seq":0}`, big, `{"seq":9}`}
+	path, offs := writeJournal(t, lines...)
+	r, err := New(Config{Window: 4096, FirstLineMax: 1024})
+	require.NoError(t, err)
+	b, err := r.Lookbehind(path, offs[2], []byte(lines[2]), -1)
+	require.NoError(t, err)
+	assert.False(t, b.SeqKnown, "no sequenced line within the window and not at the file start")
+}
+
+func TestLookbehindChangedFile(t *testing.T) {
+	path, offs := writeJournal(t, `{"seq":0}`, `{"seq":1}`)
+	r, _ := New(DefaultConfig())
+	_, err := r.Lookbehind(path, offs[1], []byte(`{"seq":7}`), -1)
+	assert.ErrorIs(t, err, ErrChanged)
+	_, err = r.Lookbehind(path, 3, []byte(`q":0}`), -1)
+	assert.ErrorIs(t, err, ErrChanged, "an offset inside a line is refused")
+	_, err = r.Lookbehind(filepath.Join(t.TempDir(), "gone"), 10, []byte("x"), -1)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestFirstLine(t *testing.T) {
+	path, _ := writeJournal(t, `{"type":"SESSION_START"}`, `{}`)
+	r, _ := New(DefaultConfig())
+	l, err := r.FirstLine(path)
+	require.NoError(t, err)
+	assert.Equal(t, `{"type":"SESSION_START"}`, string(l))
+
+	partial := filepath.Join(t.TempDir(), "p.jsonl")
+	require.NoError(t, os.WriteFile(partial, []byte(`{"type":"SESS`), 0o644))
+	_, err = r.FirstLine(partial)
+	assert.ErrorContains(t, err, "no complete first line")
+}
+
+func TestConfigValidate(t *testing.T) {
+	assert.NoError(t, DefaultConfig().Validate())
+	assert.Error(t, Config{Window: 10, FirstLineMax: 2048}.Validate())
+	assert.Error(t, Config{Window: 8192, FirstLineMax: 1}.Validate())
+}
