@@ -33,15 +33,29 @@ func (c Continuity) String() string {
 	return ""
 }
 
-// Prev describes the sequenced line before a line in its file.
+// Prev describes the sequenced lines before a line in its file.
 type Prev struct {
-	// Known is false when the previous line could not be determined.
+	// Known is false when the lines before could not be read.
 	Known bool
 	// AtStart is true when no sequenced line precedes this one in the file:
 	// the line should then carry seq 0 (the seed's SESSION_START).
 	AtStart bool
-	// Seq is the previous sequenced line's seq (when !AtStart).
+	// Seq is the highest seq before the line (when !AtStart). Judging
+	// against the highest rather than the last seq keeps one stale line
+	// (a late watchdog writing an old seq) from making the next line look
+	// like a gap.
 	Seq int64
+}
+
+// After returns the state after a line with the given seq.
+func (p Prev) After(seq int64, hasSeq bool) Prev {
+	switch {
+	case !hasSeq:
+		return p
+	case p.Known && !p.AtStart && p.Seq > seq:
+		return p
+	}
+	return Prev{Known: true, Seq: seq}
 }
 
 // Judgement is the continuity verdict with its details.
@@ -51,7 +65,8 @@ type Judgement struct {
 	PrevSeq  int64 // the previous seq, for SeqRepeat and SeqRegression
 }
 
-// Judge compares a line's seq with the previous sequenced line's.
+// Judge compares a line's seq with the highest seq before it: one more is
+// in order, more is a gap, equal is a repeat, less is a regression.
 func Judge(prev Prev, seq int64, hasSeq bool) Judgement {
 	if !hasSeq {
 		return Judgement{}

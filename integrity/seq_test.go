@@ -36,6 +36,18 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+func TestPrevAfterKeepsTheHighest(t *testing.T) {
+	p := Prev{Known: true, AtStart: true}
+	for _, seq := range []int64{0, 1, 2, 3} {
+		p = p.After(seq, true)
+	}
+	stale := p.After(1, true) // a late line with an old seq
+	assert.Equal(t, Prev{Known: true, Seq: 3}, stale)
+	assert.Equal(t, SeqNone, Judge(stale, 4, true).Verdict, "the line after a stale one is not a gap")
+	assert.Equal(t, stale, stale.After(0, false), "lines without seq change nothing")
+	assert.Equal(t, Prev{Known: true, Seq: 9}, Prev{}.After(9, true))
+}
+
 func TestNames(t *testing.T) {
 	assert.Equal(t, "seq_gap", SeqGap.String())
 	assert.Equal(t, "schema_invalid", SchemaInvalid.String())

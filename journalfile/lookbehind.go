@@ -42,17 +42,23 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// SeqDepth is how many sequenced lines a look-behind considers to find the
+// highest seq before a line.
+const SeqDepth = 4
+
 // ErrChanged means the file on disk no longer holds the line at the offset
 // Fluent Bit reported: it was truncated or rewritten. Nothing is judged.
 var ErrChanged = errors.New("journalfile: file content does not match the line at this offset")
 
 // Before is what precedes a line in its file.
 type Before struct {
-	// SeqKnown is true when the previous sequenced line was found, or when
-	// no line with a seq precedes this one (AtStart).
+	// SeqKnown is true when a sequenced line was found before the line, or
+	// when none precedes it in the file (AtStart).
 	SeqKnown bool
 	AtStart  bool
-	PrevSeq  int64
+	// PrevSeq is the highest seq among the last SeqDepth sequenced lines
+	// before the line (a stale line alone does not lower it).
+	PrevSeq int64
 	// Model is the model of the nearest LLM_REQUEST before the line whose
 	// step_index is the requested step ("" when not found in the window).
 	Model string
@@ -105,7 +111,8 @@ func (r *Reader) scanBack(buf []byte, atFileStart bool, step int64) Before {
 	defer r.pool.Put(p)
 	var b Before
 	needModel := step >= 0
-	for end := len(buf); end >= 0 && (!b.SeqKnown || needModel); {
+	seen := 0
+	for end := len(buf); end >= 0 && (seen < SeqDepth || needModel); {
 		i := bytes.LastIndexByte(buf[:end], '\n')
 		if i < 0 && !atFileStart {
 			break // the window's first line is partial
@@ -119,9 +126,13 @@ func (r *Reader) scanBack(buf []byte, atFileStart bool, step int64) Before {
 			}
 			continue
 		}
-		if !b.SeqKnown && v.Get("seq") != nil {
-			if seq, err := v.Get("seq").Int64(); err == nil {
-				b.SeqKnown, b.PrevSeq = true, seq
+		if seen < SeqDepth && v.Get("seq") != nil {
+			if seq, err := v.Get("seq").Int64(); err == nil && seq >= 0 {
+				if !b.SeqKnown || seq > b.PrevSeq {
+					b.PrevSeq = seq
+				}
+				b.SeqKnown = true
+				seen++
 			}
 		}
 		if needModel && string(v.GetStringBytes("type")) == "LLM_REQUEST" && v.GetInt64("step_index") == step {

@@ -98,3 +98,12 @@ func TestConfigValidate(t *testing.T) {
 	assert.Error(t, Config{Window: 10, FirstLineMax: 2048}.Validate())
 	assert.Error(t, Config{Window: 8192, FirstLineMax: 1}.Validate())
 }
+
+func TestLookbehindTakesTheHighestRecentSeq(t *testing.T) {
+	lines := []string{`{"seq":0}`, `{"seq":1}`, `{"seq":2}`, `{"seq":1,"type":"ERROR"}`, `{"seq":3}`}
+	path, offs := writeJournal(t, lines...)
+	r, _ := New(DefaultConfig())
+	b, err := r.Lookbehind(path, offs[4], []byte(lines[4]), -1)
+	require.NoError(t, err)
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2}, b, "the stale seq 1 does not hide seq 2")
+}

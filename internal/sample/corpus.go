@@ -1,0 +1,126 @@
+package sample
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Corpus is a generated set of session files with their truth.
+type Corpus struct {
+	Files []File // job by job, each job's sessions in chronological order
+}
+
+// File is one session file.
+type File struct {
+	Rel         string // path under the root: <job_id>/session_<ts>_<pod>.jsonl
+	Data        []byte // exact file content
+	JobID       string
+	SessionID   string
+	Pod         string
+	AgentID     string
+	Lines       []Line // every complete line (terminated by \n), in file order
+	PartialTail []byte // bytes after the last \n (a crash mid-append), nil if none
+	EndReason   string // SESSION_END reason, "" if the session has none (crash)
+}
+
+// Line is the truth about one complete line of a file.
+type Line struct {
+	Offset           int64  // byte offset of the line's first byte in File.Data
+	Text             string // the line without its "\n"
+	Type             string // the type field, "" when corrupt
+	Seq              int64  // the seq field, -1 when corrupt or absent
+	Valid            bool   // conforms to the v1 schema (known type, required fields, types, enums, formats, lengths)
+	Corrupt          bool   // not JSON, not an object, or no string type or timestamp
+	Model            string // LLM_REQUEST and LLM_RESPONSE: the model of the step's request
+	PromptTokens     int64  // LLM_RESPONSE only
+	CompletionTokens int64  // LLM_RESPONSE only
+	Expect           []string
+}
+
+// TokensByModel returns [prompt, completion] tokens summed over the valid
+// LLM_RESPONSE lines, by the model of their step's request.
+func (c *Corpus) TokensByModel() map[string][2]int64 {
+	out := map[string][2]int64{}
+	if c == nil {
+		return out
+	}
+	for _, f := range c.Files {
+		for _, l := range f.Lines {
+			if !l.Valid || l.Type != TypeLLMResponse {
+				continue
+			}
+			t := out[l.Model]
+			t[0] += l.PromptTokens
+			t[1] += l.CompletionTokens
+			out[l.Model] = t
+		}
+	}
+	return out
+}
+
+// LastTime returns the timestamp of the file's last complete line, or the
+// zero time when it has none; WriteTo uses it as the file's mtime.
+func (f File) LastTime() time.Time {
+	for i := len(f.Lines) - 1; i >= 0; i-- {
+		if t, ok := lineTime(f.Lines[i].Text); ok {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// lineTime extracts the timestamp the generator wrote at a fixed place.
+func lineTime(text string) (time.Time, bool) {
+	const key = `"timestamp":"`
+	i := strings.Index(text, key)
+	if i < 0 || len(text) < i+len(key)+len(timestampLayout) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(timestampLayout, text[i+len(key):i+len(key)+len(timestampLayout)])
+	return t, err == nil
+}
+
+// WriteTo writes every file under root with mode 0644 (directories 0755)
+// and sets each file's mtime to its last event's time, as the agent left
+// it. Existing files are overwritten.
+func (c *Corpus) WriteTo(root string) error {
+	if c == nil {
+		return nil
+	}
+	for _, f := range c.Files {
+		if err := writeFile(root, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(root string, f File) error {
+	clean := path.Clean(f.Rel)
+	if f.Rel == "" || path.IsAbs(f.Rel) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || filepath.IsAbs(filepath.FromSlash(f.Rel)) {
+		return &WriteError{Op: "path", Path: f.Rel, Err: ErrUnsafePath}
+	}
+	full := filepath.Join(root, filepath.FromSlash(clean))
+	dir := filepath.Dir(full)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &WriteError{Op: "mkdir", Path: dir, Err: err}
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return &WriteError{Op: "chmod", Path: dir, Err: err}
+	}
+	if err := os.WriteFile(full, f.Data, 0o644); err != nil {
+		return &WriteError{Op: "write", Path: full, Err: err}
+	}
+	if err := os.Chmod(full, 0o644); err != nil {
+		return &WriteError{Op: "chmod", Path: full, Err: err}
+	}
+	if t := f.LastTime(); !t.IsZero() {
+		if err := os.Chtimes(full, t, t); err != nil {
+			return &WriteError{Op: "chtimes", Path: full, Err: err}
+		}
+	}
+	return nil
+}
