@@ -1,0 +1,142 @@
+// Package lokiproc starts and stops a real Grafana Loki process for tests and
+// for the `make run` demo.
+//
+// The binary is the one `make loki` builds from the Go module proxy into
+// <repo root>/bin/loki. Every Loki gets its own data directory, its own free
+// loopback ports and a generated single-binary configuration (see
+// lokiconfig.go), so several Lokis can run side by side.
+package lokiproc
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// EnvBinary names the environment variable that overrides the Loki binary
+// path chosen by DefaultConfig.
+const EnvBinary = "JOURNALSHIP_LOKI"
+
+// ModulePath is the Go module path of the repository; DefaultConfig looks
+// for the go.mod declaring it to find <repo root>/bin/loki.
+const ModulePath = "github.com/journalship/journalship"
+
+// DefaultStartTimeout bounds how long Start waits for GET /ready to answer 200.
+const DefaultStartTimeout = 90 * time.Second
+
+// Config describes one Loki process.
+type Config struct {
+	// Binary is the path of the Loki executable. Default: <repo root>/bin/loki,
+	// where the repo root is found by walking up from the working directory
+	// to the go.mod of ModulePath; the env variable JOURNALSHIP_LOKI overrides.
+	Binary string
+	// Dir is Loki's data directory (config, log, chunks, index, WAL).
+	// Default "": a new temp directory that Stop removes. A directory given
+	// here is created if needed and kept at Stop.
+	Dir string
+	// StartTimeout bounds the wait for GET /ready. Default 90s.
+	StartTimeout time.Duration
+	// Limits are limits_config overrides applied on top of the test defaults
+	// (see DefaultLimits), e.g. {"max_line_size": "1KB"} or
+	// {"reject_old_samples": true, "reject_old_samples_max_age": "1h"}.
+	// Values must be JSON-encodable; they are written verbatim.
+	Limits map[string]any
+}
+
+// DefaultConfig returns the configuration Start uses for zero fields.
+func DefaultConfig() Config {
+	return Config{
+		Binary:       defaultBinary(),
+		StartTimeout: DefaultStartTimeout,
+	}
+}
+
+// Validate reports the first problem in c as a *ConfigError.
+func (c Config) Validate() error {
+	if c.Binary == "" {
+		return &ConfigError{Field: "Binary", Reason: "empty; set it or " + EnvBinary + ", or run from inside the repository"}
+	}
+	if c.StartTimeout <= 0 {
+		return &ConfigError{Field: "StartTimeout", Reason: fmt.Sprintf("must be > 0, got %s", c.StartTimeout)}
+	}
+	for k, v := range c.Limits {
+		if strings.TrimSpace(k) == "" {
+			return &ConfigError{Field: "Limits", Reason: "empty key"}
+		}
+		if _, err := json.Marshal(v); err != nil {
+			return &ConfigError{Field: "Limits[" + k + "]", Reason: "not JSON-encodable: " + err.Error()}
+		}
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields of c from DefaultConfig.
+func (c Config) withDefaults() Config {
+	if c.Binary == "" || c.StartTimeout == 0 {
+		d := DefaultConfig()
+		if c.Binary == "" {
+			c.Binary = d.Binary
+		}
+		if c.StartTimeout == 0 {
+			c.StartTimeout = d.StartTimeout
+		}
+	}
+	return c
+}
+
+// defaultBinary resolves the env override, then <repo root>/bin/loki.
+func defaultBinary() string {
+	if p := os.Getenv(EnvBinary); p != "" {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	root := repoRoot(wd)
+	if root == "" {
+		return ""
+	}
+	return filepath.Join(root, "bin", "loki")
+}
+
+// repoRoot walks up from dir. It returns the directory whose go.mod declares
+// ModulePath, or else the nearest directory holding any go.mod, or "".
+func repoRoot(dir string) string {
+	nearest := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		mod := filepath.Join(d, "go.mod")
+		if _, err := os.Stat(mod); err == nil {
+			if nearest == "" {
+				nearest = d
+			}
+			if modulePathOf(mod) == ModulePath {
+				return d
+			}
+		}
+		if filepath.Dir(d) == d {
+			return nearest
+		}
+	}
+}
+
+// modulePathOf returns the module path declared by the go.mod at path.
+func modulePathOf(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
