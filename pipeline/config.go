@@ -1,0 +1,89 @@
+// Package pipeline is journalship's shipping path, shared by the Fluent Bit
+// plugin and the CLI: decode → integrity → enrich → encode → deliver. It
+// takes records (a journal line with its file and byte offset), validates
+// and annotates every line, pushes them to Loki synchronously and records
+// what Loki accepted in the ledger. Ship returns only when every line is in
+// Loki or in the dead-letter file, or with a retryable error.
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/journalship/journalship/enrich"
+	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/journalfile"
+)
+
+// OldEntryPolicy says what happens to an entry whose timestamp Loki would
+// refuse (older than MaxEntryAge, newer than MaxFutureSkew, or refused by
+// Loki as too old / too far behind).
+type OldEntryPolicy string
+
+// Policies for entries outside Loki's window.
+const (
+	// Rewrite ships the entry stamped with the time of shipping and keeps
+	// the event's own time in the original_timestamp metadata.
+	Rewrite OldEntryPolicy = "rewrite"
+	// DeadLetter writes the entry to the dead-letter file.
+	DeadLetter OldEntryPolicy = "dead_letter"
+)
+
+// Config is the pipeline's configuration.
+type Config struct {
+	Integrity  integrity.Config
+	Enrich     enrich.Config
+	Lookbehind journalfile.Config
+	Layout     Layout
+	// MaxLineBytes: longer lines are dead-lettered instead of being sent
+	// (Loki's max_line_size, default 256 KiB, would refuse them).
+	MaxLineBytes int
+	// OldEntries is the policy for entries outside Loki's window.
+	OldEntries OldEntryPolicy
+	// MaxEntryAge mirrors Loki's reject_old_samples_max_age (default 168h).
+	MaxEntryAge time.Duration
+	// MaxFutureSkew mirrors Loki's creation_grace_period (default 10m).
+	MaxFutureSkew time.Duration
+	// FileCacheSize bounds the per-file state kept in memory.
+	FileCacheSize int
+	// Now is the clock (tests set it).
+	Now func() time.Time
+}
+
+// DefaultConfig returns the defaults documented in the README.
+func DefaultConfig() Config {
+	return Config{
+		Integrity:     integrity.DefaultConfig(),
+		Enrich:        enrich.DefaultConfig(),
+		Lookbehind:    journalfile.DefaultConfig(),
+		Layout:        DefaultLayout(),
+		MaxLineBytes:  256 << 10,
+		OldEntries:    Rewrite,
+		MaxEntryAge:   168 * time.Hour,
+		MaxFutureSkew: 10 * time.Minute,
+		FileCacheSize: 8192,
+		Now:           time.Now,
+	}
+}
+
+// Validate checks every part.
+func (c Config) Validate() error {
+	errs := []error{c.Integrity.Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate()}
+	if c.MaxLineBytes < 1024 {
+		errs = append(errs, fmt.Errorf("pipeline: max line bytes %d is below 1024", c.MaxLineBytes))
+	}
+	if c.OldEntries != Rewrite && c.OldEntries != DeadLetter {
+		errs = append(errs, fmt.Errorf("pipeline: old entry policy %q is not %q or %q", c.OldEntries, Rewrite, DeadLetter))
+	}
+	if c.MaxEntryAge <= 0 || c.MaxFutureSkew <= 0 {
+		errs = append(errs, errors.New("pipeline: max entry age and max future skew must be positive"))
+	}
+	if c.FileCacheSize < 16 {
+		errs = append(errs, fmt.Errorf("pipeline: file cache size %d is below 16", c.FileCacheSize))
+	}
+	if c.Now == nil {
+		errs = append(errs, errors.New("pipeline: no clock"))
+	}
+	return errors.Join(errs...)
+}

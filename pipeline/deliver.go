@@ -1,0 +1,132 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/loki"
+)
+
+// deliver pushes the batch, handles Loki's rejections, writes the dead
+// letters and records the ledger. Any failure is a *RetryError and nothing
+// may be acknowledged.
+func (p *Pipeline) deliver(ctx context.Context, w *work) error {
+	start := time.Now()
+	if err := p.push(ctx, w, &w.batch); err != nil {
+		return err
+	}
+	if w.retry.Len() > 0 {
+		if err := p.push(ctx, w, &w.retry); err != nil {
+			return err
+		}
+	}
+	if p.deps.Metrics != nil && w.batch.Len() > 0 {
+		p.deps.Metrics.PushDuration.Observe(time.Since(start).Seconds())
+	}
+	if err := p.deps.DeadLetters.Write(w.dl); err != nil {
+		return &RetryError{Cause: "dead_letter", Err: err}
+	}
+	for _, e := range w.dl {
+		p.deps.Logger.Warnf("dead-lettered file=%s offset=%d stage=%s reason=%s", e.File, e.Offset, e.Stage, e.Reason)
+	}
+	if p.deps.Ledger == nil {
+		return nil
+	}
+	if err := p.deps.Ledger.Record(ctx, p.segments(w)); err != nil {
+		if p.deps.Metrics != nil {
+			p.deps.Metrics.LedgerErrors.Inc()
+		}
+		return &RetryError{Cause: "ledger", Err: err}
+	}
+	return nil
+}
+
+func (p *Pipeline) push(ctx context.Context, w *work, b *loki.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	res, err := p.deps.Pusher.Push(ctx, b)
+	if err != nil {
+		var pe *loki.PermanentError
+		if !errors.As(err, &pe) || len(res.Rejected) == 0 {
+			_, cause := loki.Classify(err)
+			return &RetryError{Cause: cause, Err: err}
+		}
+	}
+	for _, rj := range res.Rejected {
+		p.rejected(w, rj, b == &w.retry)
+	}
+	return nil
+}
+
+// rejected handles one entry Loki refused for good: a timestamp refusal is
+// re-sent stamped now under the Rewrite policy (once); anything else goes
+// to the dead letters with Loki's reason.
+func (p *Pipeline) rejected(w *work, rj loki.Rejection, isRetry bool) {
+	i := rj.Ref
+	if i < 0 || i >= len(w.items) {
+		return
+	}
+	it := &w.items[i]
+	if !isRetry && p.cfg.OldEntries == Rewrite && !it.rewritten && timestampRefusal(rj.Reason) {
+		p.rewrite(w, i)
+		return
+	}
+	it.sent = false
+	w.deadLetter(i, "loki", rj.Reason)
+}
+
+func timestampRefusal(reason string) bool {
+	r := strings.ToLower(reason)
+	return strings.Contains(r, "too old") || strings.Contains(r, "too far behind") || strings.Contains(r, "too new") || strings.Contains(r, "greater than")
+}
+
+func (p *Pipeline) rewrite(w *work, i int) {
+	it := &w.items[i]
+	meta := make([]loki.Label, 0, len(it.meta)+1)
+	for _, m := range it.meta {
+		if m.Name != string(KeyAnnotations) {
+			meta = append(meta, m)
+		}
+	}
+	it.annots |= aTimestampRewritten
+	meta = append(meta, loki.Label{Name: mdOriginalTimestamp, Value: it.ts.Format(time.RFC3339Nano)},
+		loki.Label{Name: string(KeyAnnotations), Value: annotList(w, it.annots)})
+	it.ts, it.meta, it.rewritten = p.cfg.Now().Add(time.Duration(w.retry.Len())), meta, true
+	r := &w.recs[i]
+	if err := w.retry.Add(it.labels, loki.Entry{Timestamp: it.ts, Line: string(r.Line), Metadata: meta, Ref: i}); err != nil {
+		it.sent = false
+		w.deadLetter(i, "pipeline", err.Error())
+	}
+}
+
+// segments lists the byte ranges this flush accounted for (shipped or
+// dead-lettered), one per run of adjacent lines of a file.
+func (p *Pipeline) segments(w *work) []ledger.Segment {
+	var cur *ledger.Segment
+	for _, i := range w.order {
+		r, it := &w.recs[i], &w.items[i]
+		if len(r.Path) == 0 || !r.HasOffset {
+			continue
+		}
+		seq := int64(-1)
+		if it.hasSeq {
+			seq = it.seq
+		}
+		end := r.Offset + int64(len(r.Line)) + 1
+		if cur != nil && cur.Path == string(r.Path) && r.Offset-cur.End >= 0 && r.Offset-cur.End <= 1 {
+			cur.End, cur.LastSeq = end, seq
+			cur.Lines++
+			continue
+		}
+		if cur != nil && cur.Path == string(r.Path) && r.Offset < cur.End {
+			continue // the same line twice in one chunk
+		}
+		w.segs = append(w.segs, ledger.Segment{Path: string(r.Path), Start: r.Offset, End: end, Lines: 1, FirstSeq: seq, LastSeq: seq})
+		cur = &w.segs[len(w.segs)-1]
+	}
+	return w.segs
+}

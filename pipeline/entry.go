@@ -1,0 +1,260 @@
+package pipeline
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/loki"
+)
+
+// maxMeta bounds the metadata pairs of one entry: every key plus the
+// annotation details.
+const maxMeta = 32
+
+// Metadata keys for annotation details; always structured metadata.
+const (
+	mdViolations        = "violations"
+	mdCorruptReason     = "corrupt_reason"
+	mdSeqGap            = "seq_gap"
+	mdSeqRepeat         = "seq_repeat"
+	mdSeqRegression     = "seq_regression"
+	mdPathProblem       = "path_problem"
+	mdOriginalTimestamp = "original_timestamp"
+	mdEventType         = "event_type_name" // an unknown type's own name
+)
+
+// eventTypeValue is the bounded event_type label: the known types, "other"
+// for unknown ones and "corrupt" for lines without a readable type.
+func eventTypeValue(it *item) string {
+	switch {
+	case it.outcome == integrity.Corrupt:
+		return "corrupt"
+	case it.kind == integrity.KindUnknown:
+		return "other"
+	}
+	return it.kind.String()
+}
+
+// labelSets caches the label slice for each combination of the varying
+// bounded label values, so building an entry's labels allocates nothing.
+type labelSets struct {
+	layout []Key
+	static []loki.Label
+	node   string
+	mu     sync.Mutex
+	m      map[[3]string][]loki.Label
+}
+
+func newLabelSets(cfg Config) *labelSets {
+	ls := &labelSets{layout: cfg.Layout.Labels, node: cfg.Enrich.Node, m: map[[3]string][]loki.Label{}}
+	for k, v := range cfg.Enrich.Static {
+		ls.static = append(ls.static, loki.Label{Name: k, Value: v})
+	}
+	slices.SortFunc(ls.static, func(a, b loki.Label) int {
+		if a.Name < b.Name {
+			return -1
+		}
+		return 1
+	})
+	return ls
+}
+
+func (ls *labelSets) get(eventType, integ, version string) []loki.Label {
+	key := [3]string{eventType, integ, version}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if l, ok := ls.m[key]; ok {
+		return l
+	}
+	l := slices.Clone(ls.static)
+	for _, k := range ls.layout {
+		switch k {
+		case KeyEventType:
+			l = append(l, loki.Label{Name: string(k), Value: eventType})
+		case KeyNode:
+			l = append(l, loki.Label{Name: string(k), Value: ls.node})
+		case KeyIntegrity:
+			l = append(l, loki.Label{Name: string(k), Value: integ})
+		case KeySchemaVersion:
+			l = append(l, loki.Label{Name: string(k), Value: version})
+		}
+	}
+	ls.m[key] = l
+	return l
+}
+
+// meta builds one entry's structured metadata in w.meta.
+type meta struct {
+	w     *work
+	start int
+}
+
+func (m *meta) add(name, value string) {
+	if value != "" {
+		m.w.meta = append(m.w.meta, loki.Label{Name: name, Value: value})
+	}
+}
+
+func (m *meta) addBytes(name string, b []byte) {
+	if len(b) > 0 {
+		m.add(name, unsafe.String(&b[0], len(b)))
+	}
+}
+
+func (m *meta) addInt(name string, n int64) {
+	var scratch [20]byte
+	m.addBytes(name, m.w.arena.Copy(strconv.AppendInt(scratch[:0], n, 10)))
+}
+
+func (m *meta) done() []loki.Label {
+	return m.w.meta[m.start:len(m.w.meta):len(m.w.meta)]
+}
+
+// buildEntry adds record i to the batch with its labels and metadata.
+func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgement) {
+	r, it, ev := &w.recs[i], &w.items[i], &w.ev
+	it.ts = ev.Timestamp
+	if !ev.HasTimestamp {
+		// The previous line's time keeps the line in place on the
+		// session's timeline; Fluent Bit's read time is the last resort.
+		it.ts, it.annots = w.lastTS, it.annots|aTimestampFallback
+		if it.ts.IsZero() {
+			it.ts = r.Time
+		}
+	}
+	if f.path.Problem != "" {
+		it.annots |= aPathMismatch
+	}
+	if f.path.JobID != "" && len(ev.JobID) > 0 && string(ev.JobID) != f.path.JobID {
+		it.annots |= aJobIDMismatch
+	}
+	now := p.cfg.Now()
+	outside := it.ts.Before(now.Add(-p.cfg.MaxEntryAge)) || it.ts.After(now.Add(p.cfg.MaxFutureSkew))
+	if outside && p.cfg.OldEntries == DeadLetter {
+		w.deadLetter(i, "pipeline", "timestamp "+it.ts.Format(time.RFC3339Nano)+" is outside Loki's accepted window")
+		return
+	}
+	m := meta{w: w, start: len(w.meta)}
+	p.addKeys(&m, f, i, ev)
+	p.addDetails(&m, f, i, ev, j)
+	if outside {
+		m.add(mdOriginalTimestamp, it.ts.Format(time.RFC3339Nano))
+		it.ts, it.annots, it.rewritten = now, it.annots|aTimestampRewritten, true
+	}
+	m.add(string(KeyAnnotations), annotList(w, it.annots))
+	it.meta = m.done()
+	it.labels = p.labelSet.get(eventTypeValue(it), it.outcome.String(), p.versionValue(f))
+	p.addToBatch(w, i)
+}
+
+func (p *Pipeline) versionValue(f *fileState) string {
+	if !f.hasVersion {
+		return "unknown"
+	}
+	return strconv.FormatInt(f.schemaVersion, 10)
+}
+
+func (p *Pipeline) addToBatch(w *work, i int) {
+	it, r := &w.items[i], &w.recs[i]
+	e := loki.Entry{Timestamp: it.ts, Line: unsafe.String(unsafe.SliceData(r.Line), len(r.Line)), Metadata: it.meta, Ref: i}
+	if err := w.batch.Add(it.labels, e); err != nil {
+		w.deadLetter(i, "pipeline", err.Error())
+		return
+	}
+	it.sent = true
+}
+
+// addKeys adds the layout's metadata keys.
+func (p *Pipeline) addKeys(m *meta, f *fileState, i int, ev *integrity.Event) {
+	it, r := &m.w.items[i], &m.w.recs[i]
+	for _, k := range p.cfg.Layout.Metadata {
+		switch k {
+		case KeyJobID:
+			if len(ev.JobID) > 0 {
+				m.addBytes(string(k), ev.JobID)
+			} else {
+				m.add(string(k), f.path.JobID)
+			}
+		case KeySessionID:
+			m.addBytes(string(k), ev.SessionID)
+		case KeySeq:
+			if ev.HasSeq {
+				m.addInt(string(k), ev.Seq)
+			}
+		case KeyPod:
+			m.add(string(k), f.path.Pod)
+		case KeyAgentID:
+			m.add(string(k), f.agentID)
+		case KeyModel:
+			m.add(string(k), it.model)
+		case KeyStepIndex:
+			if ev.HasStepIndex {
+				m.addInt(string(k), ev.StepIndex)
+			}
+		case KeyInvocationID:
+			m.addBytes(string(k), ev.InvocationID)
+		case KeyToolName:
+			m.addBytes(string(k), ev.ToolName)
+		case KeySessionStart:
+			m.add(string(k), f.sessionStart)
+		case KeySchemaVersion:
+			m.add(string(k), p.versionValue(f))
+		case KeyEventType:
+			m.add(string(k), eventTypeValue(it))
+		case KeyNode:
+			m.add(string(k), p.cfg.Enrich.Node)
+		case KeyIntegrity:
+			m.add(string(k), it.outcome.String())
+		case KeyFile:
+			m.addBytes(string(k), r.Path)
+		case KeyOffset:
+			if r.HasOffset {
+				m.addInt(string(k), r.Offset)
+			}
+		}
+	}
+}
+
+// addDetails adds the annotation details.
+func (p *Pipeline) addDetails(m *meta, f *fileState, i int, ev *integrity.Event, j integrity.Judgement) {
+	it := &m.w.items[i]
+	if it.outcome == integrity.Corrupt {
+		m.add(mdCorruptReason, ev.CorruptReason)
+	}
+	if len(ev.Violations) > 0 {
+		m.add(mdViolations, ev.ViolationText())
+	}
+	if it.annots&aUnknownType != 0 {
+		m.addBytes(mdEventType, ev.TypeName)
+	}
+	if f.path.Problem != "" {
+		m.add(mdPathProblem, f.path.Problem)
+	}
+	if j.Verdict == integrity.SeqGap || j.Verdict == integrity.SeqRepeat || j.Verdict == integrity.SeqRegression {
+		var scratch [48]byte
+		m.addBytes(j.Verdict.String(), m.w.arena.Copy(j.Detail(scratch[:0])))
+	}
+}
+
+// annotList renders the annotation kinds as "a,b,c" in the arena.
+func annotList(w *work, a annot) string {
+	if a == 0 {
+		return ""
+	}
+	var scratch [256]byte
+	b := scratch[:0]
+	for k := range annotCount {
+		if a&(1<<k) != 0 {
+			if len(b) > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, annotNames[k]...)
+		}
+	}
+	c := w.arena.Copy(b)
+	return unsafe.String(&c[0], len(c))
+}

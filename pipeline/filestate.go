@@ -1,0 +1,151 @@
+package pipeline
+
+import (
+	"sync"
+	"time"
+
+	"github.com/journalship/journalship/enrich"
+	"github.com/journalship/journalship/integrity"
+)
+
+// fileState is what the pipeline remembers of one journal file between
+// chunks. Everything in it is derived from the file's content, so it is
+// right whatever order chunks arrive in.
+type fileState struct {
+	mu sync.Mutex
+
+	path         enrich.PathInfo
+	sessionStart string // the path's session time, RFC 3339
+
+	sessionRead   bool // SESSION_START seen or looked up
+	agentID       string
+	schemaVersion int64
+	hasVersion    bool
+
+	// models remembers the model of recent LLM_REQUESTs by step.
+	models [8]stepModel
+	next   int
+
+	// ends maps the offset just past a line to the continuity state after
+	// it, for the last lines of recent chunks.
+	ends [16]endState
+	endN int
+
+	lastTS   time.Time // the last event time seen, the fallback for lines without one
+	lastUsed uint64
+}
+
+type stepModel struct {
+	step  int64
+	model string
+	set   bool
+}
+
+type endState struct {
+	end  int64
+	prev integrity.Prev
+}
+
+func (f *fileState) putModel(step int64, model string) {
+	f.models[f.next%len(f.models)] = stepModel{step: step, model: model, set: true}
+	f.next++
+}
+
+func (f *fileState) model(step int64) (string, bool) {
+	for i := 1; i <= len(f.models); i++ {
+		m := f.models[(f.next-i+2*len(f.models))%len(f.models)]
+		if m.set && m.step == step {
+			return m.model, true
+		}
+	}
+	return "", false
+}
+
+func (f *fileState) putEnd(end int64, prev integrity.Prev) {
+	for i := range f.ends {
+		if f.ends[i].end == end && f.endN > i {
+			f.ends[i].prev = prev
+			return
+		}
+	}
+	f.ends[f.endN%len(f.ends)] = endState{end: end, prev: prev}
+	f.endN++
+}
+
+// prevAt returns the state after the line ending at off (allowing one byte
+// for a CRLF line whose \r Fluent Bit strips).
+func (f *fileState) prevAt(off int64) (integrity.Prev, bool) {
+	n := min(f.endN, len(f.ends))
+	for i := range n {
+		if e := f.ends[i]; e.end == off || e.end+1 == off {
+			return e.prev, true
+		}
+	}
+	return integrity.Prev{}, false
+}
+
+// fileCache holds fileStates, bounded by evicting the least recently used.
+type fileCache struct {
+	mu    sync.Mutex
+	max   int
+	clock uint64
+	m     map[string]*fileState
+}
+
+func newFileCache(max int) *fileCache {
+	return &fileCache{max: max, m: make(map[string]*fileState)}
+}
+
+// get returns the state of path, creating it. path is only copied when the
+// file is new.
+func (c *fileCache) get(path []byte) *fileState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clock++
+	if f, ok := c.m[string(path)]; ok {
+		f.lastUsed = c.clock
+		return f
+	}
+	if len(c.m) >= c.max {
+		c.evict()
+	}
+	p := string(path)
+	pi := enrich.ParsePath(p)
+	f := &fileState{path: pi, lastUsed: c.clock}
+	if !pi.SessionStart.IsZero() {
+		f.sessionStart = pi.SessionStart.Format("2006-01-02T15:04:05Z07:00")
+	}
+	c.m[p] = f
+	return f
+}
+
+// evict drops the older half of the cache. A dropped file's state is
+// rebuilt from disk when it shows up again.
+func (c *fileCache) evict() {
+	cut := c.clock - uint64(c.max/2)
+	for k, f := range c.m {
+		if f.lastUsed <= cut {
+			delete(c.m, k)
+		}
+	}
+}
+
+// interner shares one string per distinct model name, so attributing a
+// model to a line does not allocate.
+type interner struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (in *interner) get(b []byte) string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(in.m) < 4096 {
+		in.m[s] = s
+	}
+	return s
+}

@@ -1,0 +1,125 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/deadletter"
+	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/journalfile"
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/loki"
+	"github.com/journalship/journalship/metrics"
+)
+
+// Pusher delivers a batch to Loki synchronously (*loki.Client).
+type Pusher interface {
+	Push(ctx context.Context, b *loki.Batch) (loki.Result, error)
+}
+
+// Ledger records what Loki accepted (*ledger.Ledger).
+type Ledger interface {
+	Record(ctx context.Context, segs []ledger.Segment) error
+	Covering(ctx context.Context, path string, end int64) (ledger.Range, bool, error)
+}
+
+// DeadLetters keeps refused lines (*deadletter.Writer).
+type DeadLetters interface {
+	Write(entries []deadletter.Entry) error
+}
+
+// Deps are the parts the pipeline delivers to.
+type Deps struct {
+	Pusher      Pusher
+	Ledger      Ledger // may be nil: nothing is recorded
+	DeadLetters DeadLetters
+	Metrics     *metrics.Set // may be nil
+	Logger      Logger       // may be nil
+}
+
+// Logger receives one line per notable event (dead letters, retries,
+// look-behind failures). Fluent Bit's conventions are applied by the caller.
+type Logger interface {
+	Warnf(format string, args ...any)
+	Debugf(format string, args ...any)
+}
+
+// Result counts what one Ship did.
+type Result struct {
+	Lines        int
+	Shipped      int
+	DeadLettered int
+	Bytes        int64
+}
+
+// RetryError means nothing may be acknowledged: the caller must offer the
+// same records again later (Fluent Bit: FLB_RETRY).
+type RetryError struct {
+	Cause string // rate_limited, server_error, network, timeout, ingestion_blocked, auth, dead_letter, ledger, ...
+	Err   error
+}
+
+func (e *RetryError) Error() string { return fmt.Sprintf("retry (%s): %v", e.Cause, e.Err) }
+func (e *RetryError) Unwrap() error { return e.Err }
+
+// Retryable is always true.
+func (e *RetryError) Retryable() bool { return true }
+
+// Pipeline is safe for concurrent Ship calls (Fluent Bit workers).
+type Pipeline struct {
+	cfg      Config
+	deps     Deps
+	files    *fileCache
+	models   *interner
+	reader   *journalfile.Reader
+	works    sync.Pool
+	labelSet *labelSets
+}
+
+// New builds a pipeline.
+func New(cfg Config, deps Deps) (*Pipeline, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if deps.Pusher == nil || deps.DeadLetters == nil {
+		return nil, fmt.Errorf("pipeline: a pusher and a dead-letter writer are required")
+	}
+	if deps.Logger == nil {
+		deps.Logger = nopLogger{}
+	}
+	r, err := journalfile.New(cfg.Lookbehind)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pipeline{cfg: cfg, deps: deps, files: newFileCache(cfg.FileCacheSize),
+		models: &interner{m: map[string]string{}}, reader: r}
+	p.labelSet = newLabelSets(cfg)
+	p.works.New = func() any {
+		v, _ := integrity.New(cfg.Integrity) // cfg validated above
+		return &work{val: v, arena: integrity.NewArena(64 << 10)}
+	}
+	return p, nil
+}
+
+// Ship validates, annotates and delivers records (lines of any files, in
+// any order). It returns nil only when every record is in Loki or in the
+// dead-letter file and the ledger knows; otherwise a *RetryError.
+func (p *Pipeline) Ship(ctx context.Context, recs []chunk.Record, tag string) (Result, error) {
+	w := p.works.Get().(*work)
+	defer p.works.Put(w)
+	w.reset(recs, tag)
+	p.process(ctx, w)
+	if err := p.deliver(ctx, w); err != nil {
+		p.countRetry(err)
+		return Result{Lines: len(recs)}, err
+	}
+	p.account(w)
+	return w.result, nil
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Warnf(string, ...any)  {}
+func (nopLogger) Debugf(string, ...any) {}

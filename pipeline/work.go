@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"bytes"
+	"slices"
+	"time"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/deadletter"
+	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/loki"
+)
+
+// annotation kinds, as a bit set per line.
+type annot uint32
+
+const (
+	aCorrupt annot = 1 << iota
+	aSchemaInvalid
+	aUnknownType
+	aBestEffort
+	aDuplicateKey
+	aSeqGap
+	aSeqRepeat
+	aSeqRegression
+	aPathMismatch
+	aTimestampFallback
+	aTimestampRewritten
+	aJobIDMismatch
+	aModelUnknown
+	annotCount = iota
+)
+
+var annotNames = [annotCount]string{"corrupt", "schema_invalid", "unknown_type", "best_effort",
+	"duplicate_key", "seq_gap", "seq_repeat", "seq_regression", "path_mismatch",
+	"timestamp_fallback", "timestamp_rewritten", "job_id_mismatch", "model_unknown"}
+
+// item is the pipeline's verdict on one record.
+type item struct {
+	outcome   integrity.Outcome
+	kind      integrity.Kind
+	annots    annot
+	ts        time.Time
+	labels    []loki.Label
+	meta      []loki.Label
+	model     string
+	tokens    [2]int64
+	hasTokens bool
+	missing   int64 // seqs a gap leaves out
+	seq       int64
+	hasSeq    bool
+	sent      bool  // in the batch
+	dlReason  string
+	dlStage   string
+	rewritten bool
+}
+
+// work is the per-Ship state, pooled so that steady state allocates
+// nothing per record.
+type work struct {
+	recs   []chunk.Record
+	tag    string
+	order  []int
+	items  []item
+	val    *integrity.Validator
+	arena  *integrity.Arena
+	ev     integrity.Event
+	meta   []loki.Label
+	batch  loki.Batch
+	retry  loki.Batch
+	dl     []deadletter.Entry
+	segs   []ledger.Segment
+	result Result
+	unver  int
+	lastTS time.Time // the last event time seen in the current file
+}
+
+func (w *work) reset(recs []chunk.Record, tag string) {
+	w.recs, w.tag = recs, tag
+	w.order = w.order[:0]
+	for i := range recs {
+		w.order = append(w.order, i)
+	}
+	w.items = slices.Grow(w.items[:0], len(recs))[:len(recs)]
+	clear(w.items)
+	size := 0
+	for i := range recs {
+		size += len(recs[i].Line) + len(recs[i].Path) + 64
+	}
+	w.arena.Reset(size)
+	w.meta = slices.Grow(w.meta[:0], len(recs)*maxMeta)
+	w.batch.Reset()
+	w.retry.Reset()
+	w.dl, w.segs = w.dl[:0], w.segs[:0]
+	w.result, w.unver = Result{Lines: len(recs)}, 0
+	slices.SortStableFunc(w.order, func(a, b int) int {
+		ra, rb := &recs[a], &recs[b]
+		if c := bytes.Compare(ra.Path, rb.Path); c != 0 {
+			return c
+		}
+		switch {
+		case !ra.HasOffset || !rb.HasOffset:
+			return 0
+		case ra.Offset < rb.Offset:
+			return -1
+		case ra.Offset > rb.Offset:
+			return 1
+		}
+		return 0
+	})
+}
+
+// groups calls fn for each run of records of one file, in offset order.
+func (w *work) groups(fn func(path []byte, idx []int)) {
+	for start := 0; start < len(w.order); {
+		path := w.recs[w.order[start]].Path
+		end := start + 1
+		for end < len(w.order) && bytes.Equal(w.recs[w.order[end]].Path, path) {
+			end++
+		}
+		fn(path, w.order[start:end])
+		start = end
+	}
+}
+
+func (w *work) deadLetter(i int, stage, reason string) {
+	it := &w.items[i]
+	it.dlStage, it.dlReason = stage, reason
+	r := &w.recs[i]
+	w.dl = append(w.dl, deadletter.Entry{Time: r.Time, File: string(r.Path), Offset: r.Offset,
+		HasOffset: r.HasOffset, Line: r.Line, Reason: reason, Stage: stage, Tag: w.tag})
+}
