@@ -1,0 +1,137 @@
+package backfill
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/ledger"
+)
+
+// batch accumulates lines of one file. Lines are kept as offsets into buf
+// until the batch is sent, because buf may move while it grows.
+type batch struct {
+	buf   []byte
+	spans []span
+	recs  []chunk.Record
+}
+
+type span struct {
+	off        int64
+	start, end int
+}
+
+func (b *batch) reset() {
+	b.buf, b.spans, b.recs = b.buf[:0], b.spans[:0], b.recs[:0]
+}
+
+func (b *batch) records(path []byte, now time.Time) []chunk.Record {
+	for _, s := range b.spans {
+		b.recs = append(b.recs, chunk.Record{Time: now, Line: b.buf[s.start:s.end:s.end], Path: path,
+			Offset: s.off, HasOffset: true, Index: len(b.recs)})
+	}
+	return b.recs
+}
+
+// shipFile ships the complete, not yet shipped lines of one file, the way
+// Fluent Bit's tail input would read them: no newline, a CRLF's \r
+// removed, empty lines skipped, the last line only once it has its \n.
+func (r *Runner) shipFile(ctx context.Context, path string) error {
+	var shipped []ledger.Range
+	if r.ledger != nil {
+		st, err := r.ledger.File(ctx, path)
+		if err != nil {
+			return fmt.Errorf("backfill: ledger for %s: %w", path, err)
+		}
+		shipped = st.Ranges
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("backfill: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	var b batch
+	var off int64
+	var long []byte
+	pathBytes := []byte(path)
+	for {
+		chunkPart, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(chunkPart) > r.cfg.MaxLineBytes {
+				return fmt.Errorf("backfill: %s: line at offset %d is longer than %d bytes", path, off, r.cfg.MaxLineBytes)
+			}
+			long = append(long, chunkPart...)
+			continue
+		}
+		line := chunkPart
+		if len(long) > 0 {
+			line = append(long, chunkPart...)
+		}
+		if errors.Is(err, io.EOF) {
+			if len(line) > 0 {
+				r.stats.PartialTails++
+			}
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("backfill: read %s at offset %d: %w", path, off, err)
+		}
+		r.addLine(&b, line, off, shipped)
+		off += int64(len(line))
+		long = long[:0]
+		if len(b.spans) >= r.cfg.BatchLines || len(b.buf) >= r.cfg.BatchBytes {
+			if err := r.flush(ctx, &b, pathBytes, path); err != nil {
+				return err
+			}
+		}
+	}
+	return r.flush(ctx, &b, pathBytes, path)
+}
+
+// addLine adds a line (with its \n) at off unless it is empty or shipped.
+func (r *Runner) addLine(b *batch, line []byte, off int64, shipped []ledger.Range) {
+	end := off + int64(len(line))
+	text := line[:len(line)-1]
+	if n := len(text); n > 0 && text[n-1] == '\r' {
+		text = text[:n-1]
+	}
+	if len(text) == 0 {
+		return
+	}
+	if covered(shipped, off, end) {
+		r.stats.Skipped++
+		return
+	}
+	start := len(b.buf)
+	b.buf = append(b.buf, text...)
+	b.spans = append(b.spans, span{off: off, start: start, end: len(b.buf)})
+}
+
+func covered(rs []ledger.Range, start, end int64) bool {
+	for _, rg := range rs {
+		if rg.Start <= start && end <= rg.End {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Runner) flush(ctx context.Context, b *batch, pathBytes []byte, path string) error {
+	if len(b.spans) == 0 {
+		return nil
+	}
+	recs := b.records(pathBytes, time.Now())
+	where := fmt.Sprintf("%s offsets %d-%d", path, b.spans[0].off, b.spans[len(b.spans)-1].off)
+	if err := r.send(ctx, recs, where); err != nil {
+		return err
+	}
+	b.reset()
+	r.progress(false)
+	return nil
+}

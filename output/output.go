@@ -1,0 +1,180 @@
+// Package output is the Fluent Bit output plugin's logic in plain Go: it
+// reads an instance's configuration through a property getter, owns the
+// per-process shared parts (metrics endpoint, ledger) and turns each flushed
+// chunk into a return code. The cgo layer in plugin/ only converts C types
+// and calls into this package, so everything here is tested without cgo.
+package output
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/deadletter"
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/loki"
+	"github.com/journalship/journalship/metrics"
+	"github.com/journalship/journalship/pipeline"
+)
+
+// Return codes, identical to Fluent Bit's FLB_ERROR, FLB_OK and FLB_RETRY.
+const (
+	Error = 0
+	OK    = 1
+	Retry = 2
+)
+
+// PluginName is the name Fluent Bit knows the output by (`Name journalship`).
+const PluginName = "journalship"
+
+// PluginDescription is shown by Fluent Bit's plugin listing.
+const PluginDescription = "Validates agent session journals and ships them to Grafana Loki, at least once"
+
+// Getter returns the value of one configuration property of an instance, or
+// "" when it is not set (as Fluent Bit's output_get_property does).
+type Getter func(key string) string
+
+var instances atomic.Int64
+
+// Instance is one configured `[OUTPUT] Name journalship` section.
+type Instance struct {
+	id       int
+	log      *logger
+	decoder  *chunk.Decoder
+	pipe     *pipeline.Pipeline
+	ledger   *ledger.Ledger
+	dl       *deadletter.Writer
+	client   *loki.Client
+	recs     sync.Pool
+	closed   atomic.Bool
+	hasMetrics bool
+}
+
+// NewInstance builds an instance from its configuration properties. The
+// error names the setting at fault.
+func NewInstance(get Getter) (*Instance, error) {
+	cfg, err := parseConfig(get)
+	if err != nil {
+		return nil, err
+	}
+	id := int(instances.Add(1) - 1)
+	inst := &Instance{id: id, log: newLogger(cfg.logLevel, id)}
+	if err := inst.open(cfg); err != nil {
+		inst.Close()
+		return nil, err
+	}
+	inst.log.Infof("ready: loki=%s ledger=%s dead_letter=%s", cfg.loki.URL, cfg.ledger.Path, cfg.deadLetter.Path)
+	return inst, nil
+}
+
+func (i *Instance) open(cfg config) error {
+	var err error
+	if i.decoder, err = chunk.NewDecoder(cfg.chunk); err != nil {
+		return err
+	}
+	m, err := metrics.Acquire(cfg.metrics)
+	if err != nil {
+		return err
+	}
+	if i.client, err = loki.New(cfg.loki, nil); err != nil {
+		metrics.Release()
+		return err
+	}
+	i.hasMetrics = true
+	if i.dl, err = deadletter.Open(cfg.deadLetter); err != nil {
+		return err
+	}
+	deps := pipeline.Deps{Pusher: i.client, DeadLetters: i.dl, Metrics: m, Logger: i.log}
+	if !cfg.ledgerOff {
+		if i.ledger, err = ledger.Open(cfg.ledger); err != nil {
+			return err
+		}
+		deps.Ledger = i.ledger
+	}
+	i.pipe, err = pipeline.New(cfg.pipeline, deps)
+	return err
+}
+
+// Flush ships one chunk (Fluent Bit's msgpack buffer, as handed to
+// FLBPluginFlushCtx) and returns OK or Retry. OK means every line is in
+// Loki or in the dead-letter file. data is only used during the call.
+func (i *Instance) Flush(data []byte, tag string) int {
+	if i.closed.Load() {
+		return Retry
+	}
+	rp, _ := i.recs.Get().(*[]chunk.Record)
+	if rp == nil {
+		rp = new([]chunk.Record)
+	}
+	defer i.recs.Put(rp)
+	recs := (*rp)[:0]
+	derr := i.decoder.Decode(data, func(r *chunk.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	*rp = recs
+	if derr != nil {
+		if err := i.deadLetterRest(data, tag, derr); err != nil {
+			i.log.Errorf("tag=%s: %v; cannot dead-letter it: %v", tag, derr, err)
+			return Retry
+		}
+	}
+	res, err := i.pipe.Ship(context.Background(), recs, tag)
+	if err != nil {
+		return Retry
+	}
+	i.log.Debugf("tag=%s: %d lines, %d shipped, %d dead-lettered", tag, res.Lines, res.Shipped, res.DeadLettered)
+	return OK
+}
+
+// deadLetterRest keeps the undecodable remainder of a chunk.
+func (i *Instance) deadLetterRest(data []byte, tag string, derr error) error {
+	var de *chunk.DecodeError
+	start := 0
+	if errors.As(derr, &de) {
+		start = de.Start
+	}
+	rest := data[min(start, len(data)):]
+	i.log.Errorf("tag=%s: undecodable chunk data from byte %d (%d bytes) dead-lettered: %v", tag, start, len(rest), derr)
+	return i.dl.Write([]deadletter.Entry{{Time: time.Now(), Line: []byte(base64.StdEncoding.EncodeToString(rest)),
+		Reason: "undecodable Fluent Bit chunk (line is the base64 of the raw bytes): " + derr.Error(), Stage: "decode", Tag: tag}})
+}
+
+// Close releases the instance's resources.
+func (i *Instance) Close() error {
+	if i.closed.Swap(true) {
+		return nil
+	}
+	var errs []error
+	if i.ledger != nil {
+		errs = append(errs, i.ledger.Close())
+	}
+	if i.dl != nil {
+		errs = append(errs, i.dl.Close())
+	}
+	if i.hasMetrics {
+		errs = append(errs, metrics.Release())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("journalship instance %d close: %w", i.id, err)
+	}
+	return nil
+}
+
+// Shutdown releases the per-process resources once every instance is
+// closed. Instances release what they share on Close; nothing else is held.
+func Shutdown() error { return nil }
+
+// Ship runs already-decoded records through the instance's pipeline: the
+// CLI ships files this way with exactly the plugin's configuration.
+func (i *Instance) Ship(ctx context.Context, recs []chunk.Record, tag string) (pipeline.Result, error) {
+	return i.pipe.Ship(ctx, recs, tag)
+}
+
+// Ledger returns the instance's ledger (nil when Ledger_Path is none).
+func (i *Instance) Ledger() *ledger.Ledger { return i.ledger }

@@ -1,0 +1,265 @@
+package output
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/deadletter"
+	"github.com/journalship/journalship/enrich"
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/loki"
+	"github.com/journalship/journalship/metrics"
+	"github.com/journalship/journalship/pipeline"
+)
+
+// Setting documents one plugin property. The README's settings table is
+// generated from Settings (see TestREADMEListsEverySetting).
+type Setting struct {
+	Name    string
+	Default string
+	Help    string
+}
+
+// Settings lists every property of `[OUTPUT] Name journalship`.
+var Settings = []Setting{
+	{"Loki_URL", "http://127.0.0.1:3100", "Loki's base URL; pushes go to <URL>/loki/api/v1/push."},
+	{"Tenant_ID", "", "Sent as X-Scope-OrgID (multi-tenant Loki)."},
+	{"HTTP_User", "", "Basic-auth user."},
+	{"HTTP_Passwd", "", "Basic-auth password."},
+	{"HTTP_Passwd_File", "", "File holding the basic-auth password (instead of HTTP_Passwd)."},
+	{"Bearer_Token", "", "Bearer token."},
+	{"Bearer_Token_File", "", "File holding the bearer token; re-read when it changes."},
+	{"TLS_CA_File", "", "PEM CA bundle trusted for Loki's certificate."},
+	{"TLS_Cert_File", "", "Client certificate (mutual TLS)."},
+	{"TLS_Key_File", "", "Client key (mutual TLS)."},
+	{"TLS_Verify", "on", "Verify Loki's certificate."},
+	{"Headers", "", "Extra request headers: Name=value,Name2=value2."},
+	{"Timeout", "10s", "Per-request timeout."},
+	{"Max_Request_Bytes", "1M", "Uncompressed size above which a flush is split into several requests."},
+	{"Log_Key", "log", "Record key holding the journal line (tail's Key)."},
+	{"Path_Key", "file", "Record key holding the file path (tail's Path_Key)."},
+	{"Offset_Key", "offset", "Record key holding the line's byte offset (tail's Offset_Key)."},
+	{"Labels", "service_name=agent-sessions", "Static stream labels: k=v,k2=v2."},
+	{"Label_Keys", "event_type,node", "Per-line values sent as stream labels (bounded keys only)."},
+	{"Metadata_Keys", "job_id,session_id,seq,pod,agent_id,model,step_index,invocation_id,tool_name,file,offset,integrity,annotations", "Per-line values sent as structured metadata."},
+	{"Allow_High_Cardinality_Labels", "off", "Allow job/session/... keys in Label_Keys (not for large clusters)."},
+	{"Node_Name", "$NODE_NAME or the host name", "The node label."},
+	{"Known_Schema_Versions", "1", "buffer_schema_version values judged strictly; others best-effort."},
+	{"Max_Line_Bytes", "256K", "Longer lines are dead-lettered (Loki's max_line_size)."},
+	{"Old_Entries", "rewrite", "Entries outside Loki's time window: rewrite (stamp now, keep original_timestamp) or dead_letter."},
+	{"Max_Entry_Age", "168h", "Loki's reject_old_samples_max_age."},
+	{"Max_Future_Skew", "10m", "Loki's creation_grace_period."},
+	{"Ledger_Path", "/var/lib/journalship/ledger.db", "Shipping ledger (SQLite); shared by every instance using the same path."},
+	{"Dead_Letter_Path", "/var/lib/journalship/deadletter.jsonl", "Dead-letter JSONL file."},
+	{"Metrics_Address", "127.0.0.1:2021", "Prometheus endpoint (one per process); off disables it."},
+	{"Lookbehind_Window", "256K", "Bytes read before a chunk's first line to judge seq continuity."},
+	{"Log_Level", "info", "error, warn, info or debug."},
+}
+
+// config is an instance's parsed configuration.
+type config struct {
+	chunk      chunk.Config
+	pipeline   pipeline.Config
+	loki       loki.Config
+	ledger     ledger.Config
+	ledgerOff  bool
+	deadLetter deadletter.Config
+	metrics    metrics.Config
+	logLevel   level
+}
+
+// parseConfig reads every setting through get.
+func parseConfig(get Getter) (config, error) {
+	p := &parser{get: get}
+	c := config{chunk: chunk.DefaultConfig(), pipeline: pipeline.DefaultConfig(), loki: loki.DefaultConfig(),
+		ledger: ledger.DefaultConfig(), deadLetter: deadletter.DefaultConfig(), metrics: metrics.DefaultConfig()}
+	p.lokiSettings(&c.loki)
+	p.str("Log_Key", &c.chunk.LogKey)
+	p.str("Path_Key", &c.chunk.PathKey)
+	p.str("Offset_Key", &c.chunk.OffsetKey)
+	p.pipelineSettings(&c.pipeline)
+	p.str("Ledger_Path", &c.ledger.Path)
+	c.ledgerOff = strings.EqualFold(c.ledger.Path, "none")
+	p.str("Dead_Letter_Path", &c.deadLetter.Path)
+	p.str("Metrics_Address", &c.metrics.Address)
+	if strings.EqualFold(c.metrics.Address, "off") {
+		c.metrics.Address = ""
+	}
+	c.logLevel = p.level("Log_Level")
+	if p.err != nil {
+		return c, p.err
+	}
+	return c, c.validate()
+}
+
+func (c config) validate() error {
+	for _, err := range []error{c.chunk.Validate(), c.pipeline.Validate(), c.loki.Validate(), c.deadLetter.Validate(), c.metrics.Validate()} {
+		if err != nil {
+			return err
+		}
+	}
+	if !c.ledgerOff {
+		return c.ledger.Validate()
+	}
+	return nil
+}
+
+func (p *parser) lokiSettings(c *loki.Config) {
+	p.str("Loki_URL", &c.URL)
+	p.str("Tenant_ID", &c.TenantID)
+	p.str("HTTP_User", &c.Username)
+	p.str("HTTP_Passwd", &c.Password)
+	p.str("HTTP_Passwd_File", &c.PasswordFile)
+	p.str("Bearer_Token", &c.BearerToken)
+	p.str("Bearer_Token_File", &c.BearerTokenFile)
+	p.str("TLS_CA_File", &c.CAFile)
+	p.str("TLS_Cert_File", &c.CertFile)
+	p.str("TLS_Key_File", &c.KeyFile)
+	verify := true
+	p.bool("TLS_Verify", &verify)
+	c.InsecureSkipVerify = !verify
+	p.headers("Headers", &c.Headers)
+	p.duration("Timeout", &c.Timeout)
+	p.size("Max_Request_Bytes", &c.MaxRequestBytes)
+}
+
+func (p *parser) pipelineSettings(c *pipeline.Config) {
+	if s := p.get("Labels"); s != "" {
+		m, err := enrich.ParseStatic(s)
+		p.fail("Labels", err)
+		c.Enrich.Static = m
+	} else {
+		c.Enrich.Static = map[string]string{"service_name": "agent-sessions"}
+	}
+	p.str("Node_Name", &c.Enrich.Node)
+	p.keys("Label_Keys", &c.Layout.Labels)
+	p.keys("Metadata_Keys", &c.Layout.Metadata)
+	p.bool("Allow_High_Cardinality_Labels", &c.Layout.AllowHighCardinality)
+	p.versions("Known_Schema_Versions", &c.Integrity.KnownSchemaVersions)
+	p.size("Max_Line_Bytes", &c.MaxLineBytes)
+	if s := p.get("Old_Entries"); s != "" {
+		c.OldEntries = pipeline.OldEntryPolicy(strings.ToLower(s))
+	}
+	p.duration("Max_Entry_Age", &c.MaxEntryAge)
+	p.duration("Max_Future_Skew", &c.MaxFutureSkew)
+	p.size("Lookbehind_Window", &c.Lookbehind.Window)
+}
+
+// parser reads settings, keeping the first error.
+type parser struct {
+	get Getter
+	err error
+}
+
+func (p *parser) fail(name string, err error) {
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("setting %s: %w", name, err)
+	}
+}
+
+func (p *parser) str(name string, dst *string) {
+	if v := strings.TrimSpace(p.get(name)); v != "" {
+		*dst = v
+	}
+}
+
+func (p *parser) bool(name string, dst *bool) {
+	switch v := strings.ToLower(strings.TrimSpace(p.get(name))); v {
+	case "":
+	case "on", "true", "yes", "1":
+		*dst = true
+	case "off", "false", "no", "0":
+		*dst = false
+	default:
+		p.fail(name, fmt.Errorf("%q is not on/off", v))
+	}
+}
+
+func (p *parser) duration(name string, dst *time.Duration) {
+	v := strings.TrimSpace(p.get(name))
+	if v == "" {
+		return
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		*dst = time.Duration(n) * time.Second
+		return
+	}
+	d, err := time.ParseDuration(v)
+	p.fail(name, err)
+	*dst = d
+}
+
+// size parses 1048576, 1024K, 1M or 1G.
+func (p *parser) size(name string, dst *int) {
+	v := strings.ToUpper(strings.TrimSpace(p.get(name)))
+	if v == "" {
+		return
+	}
+	mult := 1
+	for suffix, m := range map[string]int{"K": 1 << 10, "KB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "G": 1 << 30, "GB": 1 << 30} {
+		if num, ok := strings.CutSuffix(v, suffix); ok && num != "" && num[len(num)-1] >= '0' && num[len(num)-1] <= '9' {
+			v, mult = num, m
+			break
+		}
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err == nil && n < 0 {
+		err = fmt.Errorf("negative size")
+	}
+	p.fail(name, err)
+	*dst = n * mult
+}
+
+func (p *parser) headers(name string, dst *map[string]string) {
+	v := p.get(name)
+	if strings.TrimSpace(v) == "" {
+		return
+	}
+	m := map[string]string{}
+	for _, part := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(part, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			p.fail(name, fmt.Errorf("%q is not Name=value", part))
+			return
+		}
+		m[strings.TrimSpace(k)] = strings.TrimSpace(val)
+	}
+	*dst = m
+}
+
+func (p *parser) keys(name string, dst *[]pipeline.Key) {
+	if v := p.get(name); strings.TrimSpace(v) != "" {
+		ks, err := pipeline.ParseKeys(v)
+		p.fail(name, err)
+		*dst = ks
+	}
+}
+
+func (p *parser) versions(name string, dst *[]int64) {
+	v := strings.TrimSpace(p.get(name))
+	if v == "" {
+		return
+	}
+	var out []int64
+	for _, part := range strings.Split(v, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64)
+		p.fail(name, err)
+		out = append(out, n)
+	}
+	*dst = out
+}
+
+func (p *parser) level(name string) level {
+	v := strings.ToLower(strings.TrimSpace(p.get(name)))
+	l, ok := levels[v]
+	if v != "" && !ok {
+		p.fail(name, fmt.Errorf("%q is not error, warn, info or debug", v))
+	}
+	if v == "" {
+		return levelInfo
+	}
+	return l
+}
