@@ -180,7 +180,13 @@ func (p *Pipeline) addKeys(m *meta, f *fileState, i int, ev *integrity.Event) {
 				m.add(string(k), f.path.JobID)
 			}
 		case KeySessionID:
-			m.addBytes(string(k), ev.SessionID)
+			// A line without its own (a torn write) stays in its
+			// session's audit trail through the file's SESSION_START.
+			if len(ev.SessionID) > 0 {
+				m.addBytes(string(k), ev.SessionID)
+			} else {
+				m.add(string(k), f.sessionID)
+			}
 		case KeySeq:
 			if ev.HasSeq {
 				m.addInt(string(k), ev.Seq)

@@ -19,6 +19,7 @@ type fileState struct {
 
 	sessionRead   bool // SESSION_START seen or looked up
 	agentID       string
+	sessionID     string
 	schemaVersion int64
 	hasVersion    bool
 

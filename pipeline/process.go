@@ -82,6 +82,9 @@ func (p *Pipeline) learnSession(f *fileState, ev *integrity.Event) {
 	if len(ev.AgentID) > 0 {
 		f.agentID = string(ev.AgentID)
 	}
+	if len(ev.SessionID) > 0 {
+		f.sessionID = string(ev.SessionID)
+	}
 	if ev.HasSchemaVersion {
 		f.schemaVersion, f.hasVersion = ev.SchemaVersion, true
 	}
