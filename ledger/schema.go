@@ -1,0 +1,88 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// applicationID marks the SQLite file as a journalship ledger ("JSLG").
+const applicationID = 0x4a534c47
+
+// schemaVersion is the PRAGMA user_version this code writes and reads.
+const schemaVersion = 1
+
+// schemaSQL creates version 1.
+//
+// files holds one row per journal path. ranges holds the merged shipped
+// ranges of a file: disjoint and never adjacent, so both start_off and
+// end_off are unique per file; the unique index on end_off serves Covering.
+// Deleting a files row deletes its ranges (foreign_keys is on for every
+// connection).
+var schemaSQL = []string{
+	`CREATE TABLE IF NOT EXISTS files (
+		id         INTEGER PRIMARY KEY,
+		path       TEXT    NOT NULL UNIQUE,
+		size       INTEGER NOT NULL DEFAULT -1,
+		finished   INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),
+		updated_at INTEGER NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS ranges (
+		file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+		start_off INTEGER NOT NULL CHECK (start_off >= 0),
+		end_off   INTEGER NOT NULL CHECK (end_off > start_off),
+		first_seq INTEGER NOT NULL CHECK (first_seq >= -1),
+		last_seq  INTEGER NOT NULL CHECK (last_seq >= -1),
+		lines     INTEGER NOT NULL CHECK (lines >= 0),
+		PRIMARY KEY (file_id, start_off)
+	) WITHOUT ROWID`,
+	`CREATE UNIQUE INDEX IF NOT EXISTS ranges_by_end ON ranges(file_id, end_off)`,
+	fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
+	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
+}
+
+// checkWAL fails unless the connection is in WAL mode (some file systems
+// cannot provide the shared memory WAL needs).
+func checkWAL(ctx context.Context, db *sql.DB) error {
+	var mode string
+	if err := db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+		return err
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return &Error{Op: "open", Kind: ErrUnusable, Err: fmt.Errorf("journal_mode is %q, not wal", mode)}
+	}
+	return nil
+}
+
+// migrate creates the schema in an IMMEDIATE transaction, so two processes
+// opening a new ledger at once do not race, and refuses foreign or newer
+// databases.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	var appID, version int64
+	if err := tx.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	switch {
+	case appID != 0 && appID != applicationID:
+		return &Error{Op: "open", Kind: ErrUnusable, Err: fmt.Errorf("application_id %#x: not a journalship ledger", appID)}
+	case version > schemaVersion:
+		return &Error{Op: "open", Kind: ErrUnusable, Err: fmt.Errorf("schema version %d is newer than %d", version, schemaVersion)}
+	case version == schemaVersion && appID == applicationID:
+		return nil
+	}
+	for _, stmt := range schemaSQL {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,104 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+)
+
+// stmtID names a prepared statement of a core.
+type stmtID int
+
+// The statements, prepared once per database at Open.
+const (
+	sUpsertFile stmtID = iota
+	sTouching
+	sDeleteTouching
+	sInsertRange
+	sUnfinish
+	sCoverage
+	sFinish
+	sForget
+	sFile
+	sFiles
+	sCovering
+	sSavepoint
+	sRelease
+	sRollbackTo
+	nStmts
+)
+
+// stateQuery reads files with their ranges in one statement, so the result
+// is one consistent snapshot even while another connection writes.
+const stateQuery = `SELECT f.path, f.size, f.finished, f.updated_at,
+		r.start_off, r.end_off, r.first_seq, r.last_seq, r.lines
+	FROM files f LEFT JOIN ranges r ON r.file_id = f.id`
+
+// stmtSQL is the text of each statement.
+var stmtSQL = [nStmts]string{
+	sUpsertFile: `INSERT INTO files (path, updated_at) VALUES (?1, ?2)
+		ON CONFLICT (path) DO UPDATE SET updated_at = excluded.updated_at
+		RETURNING id, size, finished`,
+	sTouching: `SELECT start_off, end_off, first_seq, last_seq, lines FROM ranges
+		WHERE file_id = ?1 AND end_off >= ?2 AND start_off <= ?3 ORDER BY start_off`,
+	sDeleteTouching: `DELETE FROM ranges WHERE file_id = ?1 AND end_off >= ?2 AND start_off <= ?3`,
+	sInsertRange: `INSERT INTO ranges (file_id, start_off, end_off, first_seq, last_seq, lines)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
+	sUnfinish: `UPDATE files SET finished = 0 WHERE id = ?1`,
+	sCoverage: `SELECT count(*), min(r.start_off), max(r.end_off)
+		FROM ranges r JOIN files f ON f.id = r.file_id WHERE f.path = ?1`,
+	sFinish: `INSERT INTO files (path, size, finished, updated_at) VALUES (?1, ?2, 1, ?3)
+		ON CONFLICT (path) DO UPDATE SET size = excluded.size, finished = 1, updated_at = excluded.updated_at`,
+	sForget: `DELETE FROM files WHERE path = ?1`,
+	sFile:   stateQuery + ` WHERE f.path = ?1 ORDER BY r.start_off`,
+	sFiles:  stateQuery + ` ORDER BY f.path, r.start_off`,
+	sCovering: `SELECT r.start_off, r.end_off, r.first_seq, r.last_seq, r.lines
+		FROM ranges r JOIN files f ON f.id = r.file_id WHERE f.path = ?1 AND r.end_off = ?2`,
+	sSavepoint:  `SAVEPOINT call`,
+	sRelease:    `RELEASE call`,
+	sRollbackTo: `ROLLBACK TO call`,
+}
+
+// prepare prepares every statement on db.
+func prepare(ctx context.Context, db *sql.DB) ([nStmts]*sql.Stmt, error) {
+	var stmts [nStmts]*sql.Stmt
+	for id, text := range stmtSQL {
+		s, err := db.PrepareContext(ctx, text)
+		if err != nil {
+			closeStmts(stmts[:])
+			return stmts, err
+		}
+		stmts[id] = s
+	}
+	return stmts, nil
+}
+
+// closeStmts closes the non-nil statements.
+func closeStmts(stmts []*sql.Stmt) {
+	for _, s := range stmts {
+		if s != nil {
+			_ = s.Close()
+		}
+	}
+}
+
+// wtx is a write transaction with its transaction-bound statements.
+type wtx struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	c     *core
+	bound [nStmts]*sql.Stmt
+}
+
+// stmt returns statement id bound to the transaction.
+func (w *wtx) stmt(id stmtID) *sql.Stmt {
+	if w.bound[id] == nil {
+		w.bound[id] = w.tx.StmtContext(w.ctx, w.c.stmts[id])
+	}
+	return w.bound[id]
+}
+
+// exec runs statement id in the transaction.
+func (w *wtx) exec(id stmtID, args ...any) error {
+	_, err := w.stmt(id).ExecContext(w.ctx, args...)
+	return err
+}
