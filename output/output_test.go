@@ -1,0 +1,298 @@
+package output
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/internal/lokiproc"
+	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/ledger"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type fixture struct {
+	root, dir string
+	corpus    *sample.Corpus
+	settings  map[string]string
+}
+
+func newFixture(t *testing.T, lokiURL string, seed int64) *fixture {
+	t.Helper()
+	cfg := sample.DefaultConfig()
+	cfg.Seed, cfg.Jobs = seed, 5
+	c, err := sample.Generate(cfg)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sessions")
+	require.NoError(t, c.WriteTo(root))
+	return &fixture{root: root, dir: dir, corpus: c, settings: map[string]string{
+		"Loki_URL": lokiURL, "Ledger_Path": filepath.Join(dir, "ledger.db"),
+		"Dead_Letter_Path": filepath.Join(dir, "dl.jsonl"), "Metrics_Address": "127.0.0.1:0",
+		"Node_Name": "node-e2e", "Log_Level": "error",
+	}}
+}
+
+// chunks cuts every file's lines into tail chunks of 1 to 8 events, in the
+// three layouts Fluent Bit versions produce, shuffled.
+func (f *fixture) chunks(rng *rand.Rand) [][]byte {
+	formats := []chunk.Format{chunk.FormatV2, chunk.FormatV1, chunk.FormatV2Direct}
+	var out [][]byte
+	for _, file := range f.corpus.Files {
+		path := filepath.Join(f.root, file.Rel)
+		for i := 0; i < len(file.Lines); {
+			n := 1 + rng.Intn(8)
+			var evs []chunk.Event
+			for _, l := range file.Lines[i:min(i+n, len(file.Lines))] {
+				evs = append(evs, chunk.TailEvent(chunk.DefaultConfig(), time.Now(), path, l.Offset, []byte(l.Text)))
+			}
+			out = append(out, chunk.AppendChunk(nil, formats[rng.Intn(len(formats))], evs...))
+			i += n
+		}
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+func (f *fixture) instance(t *testing.T) *Instance {
+	t.Helper()
+	inst, err := NewInstance(getter(f.settings))
+	require.NoError(t, err)
+	t.Cleanup(func() { inst.Close() })
+	return inst
+}
+
+func (f *fixture) lines() int {
+	n := 0
+	for _, file := range f.corpus.Files {
+		n += len(file.Lines)
+	}
+	return n
+}
+
+func readDeadLetters(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	fh, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	defer fh.Close()
+	var out []map[string]any
+	s := bufio.NewScanner(fh)
+	s.Buffer(nil, 1<<24)
+	for s.Scan() {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(s.Bytes(), &m))
+		out = append(out, m)
+	}
+	return out
+}
+
+// expected maps the corpus's truth to the annotations the plugin ships.
+func expected(l sample.Line) []string {
+	var out []string
+	for _, e := range l.Expect {
+		kind, _, _ := strings.Cut(e, ":")
+		out = append(out, kind)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func shipped(md map[string]string) []string {
+	var out []string
+	for _, a := range strings.Split(md["annotations"], ",") {
+		switch a {
+		case "", "timestamp_fallback":
+		case "seq_repeat":
+			out = append(out, "seq_regression") // the corpus does not tell repeats apart
+		default:
+			out = append(out, a)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestFlushShipsEveryLineToRealLoki(t *testing.T) {
+	loki := lokiproc.ForTest(t, lokiproc.Config{})
+	f := newFixture(t, loki.URL, 7)
+	inst := f.instance(t)
+	for _, c := range f.chunks(rand.New(rand.NewSource(7))) {
+		require.Equal(t, OK, inst.Flush(c, "sessions.x"))
+	}
+
+	q := &lokiquery.Client{URL: loki.URL}
+	from, to := time.Now().Add(-4*time.Hour), time.Now().Add(time.Minute)
+	got, err := q.WaitFor(context.Background(), `{service_name="agent-sessions"}`, from, to, f.lines(), 30*time.Second)
+	require.NoError(t, err)
+	require.Len(t, got, f.lines(), "every line once")
+	byPlace := map[string]lokiquery.Entry{}
+	for _, e := range got {
+		byPlace[e.Metadata["file"]+"@"+e.Metadata["offset"]] = e
+	}
+	for _, file := range f.corpus.Files {
+		path := filepath.Join(f.root, file.Rel)
+		for _, l := range file.Lines {
+			e, ok := byPlace[path+"@"+itoa(l.Offset)]
+			require.True(t, ok, "%s offset %d is in Loki", file.Rel, l.Offset)
+			assert.Equal(t, l.Text, e.Line, "byte-exact line")
+			assert.Equal(t, file.JobID, e.Metadata["job_id"])
+			assert.Equal(t, file.SessionID, e.Metadata["session_id"])
+			assert.Equal(t, file.Pod, e.Metadata["pod"])
+			assert.Equal(t, file.AgentID, e.Metadata["agent_id"])
+			assert.Equal(t, "node-e2e", e.Stream["node"])
+			assert.Equal(t, expected(l), shipped(e.Metadata), "%s offset %d: %s", file.Rel, l.Offset, l.Text)
+			if l.Type == "LLM_RESPONSE" || l.Type == "LLM_REQUEST" {
+				assert.Equal(t, l.Model, e.Metadata["model"], "%s offset %d", file.Rel, l.Offset)
+			}
+			for _, x := range l.Expect {
+				if gap, ok := strings.CutPrefix(x, "seq_gap:"); ok {
+					a, b, _ := strings.Cut(gap, "-")
+					want := gap
+					if a == b {
+						want = a
+					}
+					assert.Equal(t, want, e.Metadata["seq_gap"])
+				}
+			}
+		}
+	}
+	assertTokens(t, q, f.corpus, to)
+	assert.Empty(t, readDeadLetters(t, f.settings["Dead_Letter_Path"]))
+	assertLedgerCovers(t, f)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func assertTokens(t *testing.T, q *lokiquery.Client, c *sample.Corpus, at time.Time) {
+	t.Helper()
+	for dir, field := range []string{"prompt_tokens", "completion_tokens"} {
+		samples, err := q.Instant(context.Background(), `sum by (model) (sum_over_time({service_name="agent-sessions", event_type="LLM_RESPONSE"} | integrity="valid" | json t="`+field+`" | unwrap t [5h]))`, at)
+		require.NoError(t, err)
+		got := map[string]int64{}
+		for _, s := range samples {
+			got[s.Metric["model"]] = int64(s.Value)
+		}
+		want := map[string]int64{}
+		for m, v := range c.TokensByModel() {
+			want[m] = v[dir]
+		}
+		assert.Equal(t, want, got, field)
+	}
+}
+
+func assertLedgerCovers(t *testing.T, f *fixture) {
+	t.Helper()
+	l, err := ledger.Open(ledger.Config{Path: f.settings["Ledger_Path"]})
+	require.NoError(t, err)
+	defer l.Close()
+	for _, file := range f.corpus.Files {
+		st, err := l.File(context.Background(), filepath.Join(f.root, file.Rel))
+		require.NoError(t, err)
+		end := int64(len(file.Data) - len(file.PartialTail))
+		assert.Equal(t, end, st.Watermark, "%s: every complete line is recorded as shipped", file.Rel)
+	}
+}
+
+func TestFlushRetriesWhileLokiIsDown(t *testing.T) {
+	f := newFixture(t, "http://127.0.0.1:1", 3)
+	f.settings["Timeout"] = "1s"
+	inst := f.instance(t)
+	c := f.chunks(rand.New(rand.NewSource(1)))[0]
+	assert.Equal(t, Retry, inst.Flush(c, "t"))
+	assert.Empty(t, readDeadLetters(t, f.settings["Dead_Letter_Path"]), "nothing dead-lettered for an outage")
+	l, err := ledger.Open(ledger.Config{Path: f.settings["Ledger_Path"]})
+	require.NoError(t, err)
+	defer l.Close()
+	files, err := l.Files(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, files, "nothing recorded as shipped")
+}
+
+func TestLokiRefusalsAreDeadLettered(t *testing.T) {
+	loki := lokiproc.ForTest(t, lokiproc.Config{Limits: map[string]any{"max_line_size": "1KB"}})
+	f := newFixture(t, loki.URL, 5)
+	f.settings["Max_Line_Bytes"] = "1M" // let Loki be the one refusing
+	inst := f.instance(t)
+	var file sample.File
+	for _, c := range f.corpus.Files {
+		for _, l := range c.Lines {
+			if len(l.Text) > 1024 && file.Rel == "" {
+				file = c
+			}
+		}
+	}
+	path := filepath.Join(f.root, file.Rel)
+	var evs []chunk.Event
+	long, short := 0, 0
+	for _, l := range file.Lines {
+		evs = append(evs, chunk.TailEvent(chunk.DefaultConfig(), time.Now(), path, l.Offset, []byte(l.Text)))
+		if len(l.Text) > 1024 {
+			long++
+		} else {
+			short++
+		}
+	}
+	require.Positive(t, long, "the fixture has lines over 1 KB")
+	require.Equal(t, OK, inst.Flush(chunk.AppendChunk(nil, chunk.FormatV2, evs...), "t"))
+
+	dl := readDeadLetters(t, f.settings["Dead_Letter_Path"])
+	require.Len(t, dl, long)
+	for _, d := range dl {
+		assert.Contains(t, d["reason"], "max entry size")
+		assert.Equal(t, "loki", d["stage"])
+		assert.Equal(t, path, d["file"])
+	}
+	q := &lokiquery.Client{URL: loki.URL}
+	got, err := q.WaitFor(context.Background(), `{service_name="agent-sessions"}`, time.Now().Add(-4*time.Hour), time.Now().Add(time.Minute), short, 30*time.Second)
+	require.NoError(t, err)
+	assert.Len(t, got, short, "Loki kept the valid entries of the refused request")
+}
+
+func TestBrokenChunkShipsWhatPrecedesTheBreak(t *testing.T) {
+	loki := lokiproc.ForTest(t, lokiproc.Config{})
+	f := newFixture(t, loki.URL, 9)
+	inst := f.instance(t)
+	file := f.corpus.Files[1]
+	path := filepath.Join(f.root, file.Rel)
+	var data []byte
+	for _, l := range file.Lines[:3] {
+		data = chunk.AppendEvent(data, chunk.TailEvent(chunk.DefaultConfig(), time.Now(), path, l.Offset, []byte(l.Text)), chunk.FormatV2)
+	}
+	good := len(data)
+	data = chunk.AppendEvent(data, chunk.TailEvent(chunk.DefaultConfig(), time.Now(), path, file.Lines[3].Offset, []byte(file.Lines[3].Text)), chunk.FormatV2)
+	data = data[:good+10] // cut inside the fourth event
+
+	require.Equal(t, OK, inst.Flush(data, "t"))
+	dl := readDeadLetters(t, f.settings["Dead_Letter_Path"])
+	require.Len(t, dl, 1)
+	assert.Equal(t, "decode", dl[0]["stage"])
+	assert.Contains(t, dl[0]["reason"], "event 3")
+	q := &lokiquery.Client{URL: loki.URL}
+	got, err := q.WaitFor(context.Background(), `{service_name="agent-sessions"}`, time.Now().Add(-4*time.Hour), time.Now().Add(time.Minute), 3, 30*time.Second)
+	require.NoError(t, err)
+	assert.Len(t, got, 3)
+}
+
+func TestNewInstanceRefusesBadSettings(t *testing.T) {
+	_, err := NewInstance(getter(map[string]string{"Loki_URL": "ftp://x", "Metrics_Address": "off", "Ledger_Path": "none",
+		"Dead_Letter_Path": filepath.Join(t.TempDir(), "dl")}))
+	require.Error(t, err)
+	_, err = NewInstance(getter(map[string]string{"Label_Keys": "session_id"}))
+	assert.ErrorContains(t, err, "session_id")
+}
+
+

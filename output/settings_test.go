@@ -1,0 +1,106 @@
+package output
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/journalship/journalship/pipeline"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func getter(m map[string]string) Getter {
+	return func(k string) string {
+		for key, v := range m {
+			if strings.EqualFold(key, k) {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := parseConfig(getter(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:3100", c.loki.URL)
+	assert.Equal(t, "log", c.chunk.LogKey)
+	assert.Equal(t, "file", c.chunk.PathKey)
+	assert.Equal(t, "offset", c.chunk.OffsetKey)
+	assert.Equal(t, map[string]string{"service_name": "agent-sessions"}, c.pipeline.Enrich.Static)
+	assert.Equal(t, []pipeline.Key{pipeline.KeyEventType, pipeline.KeyNode}, c.pipeline.Layout.Labels)
+	assert.Equal(t, pipeline.Rewrite, c.pipeline.OldEntries)
+	assert.Equal(t, "/var/lib/journalship/ledger.db", c.ledger.Path)
+	assert.Equal(t, "127.0.0.1:2021", c.metrics.Address)
+	assert.Equal(t, levelInfo, c.logLevel)
+	assert.False(t, c.loki.InsecureSkipVerify)
+}
+
+func TestEverySettingIsRead(t *testing.T) {
+	c, err := parseConfig(getter(map[string]string{
+		"loki_url": "https://loki:3100", "Tenant_ID": "agents", "HTTP_User": "u", "HTTP_Passwd": "p$x",
+		"Bearer_Token": "", "TLS_Verify": "off", "Headers": "X-A=1, X-B = two",
+		"Timeout": "3", "Max_Request_Bytes": "2M", "Log_Key": "message", "Path_Key": "path", "Offset_Key": "off",
+		"Labels": "service_name=agents,cluster=prod", "Label_Keys": "event_type", "Metadata_Keys": "job_id,seq",
+		"Node_Name": "n1", "Known_Schema_Versions": "1,2", "Max_Line_Bytes": "64K", "Old_Entries": "dead_letter",
+		"Max_Entry_Age": "24h", "Max_Future_Skew": "1m", "Ledger_Path": "none", "Dead_Letter_Path": "/tmp/dl.jsonl",
+		"Metrics_Address": "off", "Lookbehind_Window": "8K", "Log_Level": "debug",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, "agents", c.loki.TenantID)
+	assert.Equal(t, "p$x", c.loki.Password, "secrets are taken verbatim")
+	assert.True(t, c.loki.InsecureSkipVerify)
+	assert.Equal(t, map[string]string{"X-A": "1", "X-B": "two"}, c.loki.Headers)
+	assert.Equal(t, 3*time.Second, c.loki.Timeout)
+	assert.Equal(t, 2<<20, c.loki.MaxRequestBytes)
+	assert.Equal(t, "message", c.chunk.LogKey)
+	assert.Equal(t, map[string]string{"service_name": "agents", "cluster": "prod"}, c.pipeline.Enrich.Static)
+	assert.Equal(t, []pipeline.Key{pipeline.KeyJobID, pipeline.KeySeq}, c.pipeline.Layout.Metadata)
+	assert.Equal(t, []int64{1, 2}, c.pipeline.Integrity.KnownSchemaVersions)
+	assert.Equal(t, 64<<10, c.pipeline.MaxLineBytes)
+	assert.Equal(t, pipeline.DeadLetter, c.pipeline.OldEntries)
+	assert.Equal(t, 24*time.Hour, c.pipeline.MaxEntryAge)
+	assert.True(t, c.ledgerOff)
+	assert.Empty(t, c.metrics.Address)
+	assert.Equal(t, 8<<10, c.pipeline.Lookbehind.Window)
+	assert.Equal(t, levelDebug, c.logLevel)
+}
+
+func TestBadSettingsNameTheSetting(t *testing.T) {
+	cases := map[string]map[string]string{
+		"TLS_Verify":       {"TLS_Verify": "maybe"},
+		"Timeout":          {"Timeout": "soon"},
+		"Max_Request_Bytes": {"Max_Request_Bytes": "-5"},
+		"Label_Keys":       {"Label_Keys": "color"},
+		"Headers":          {"Headers": "no-equals"},
+		"Log_Level":        {"Log_Level": "loud"},
+		"Labels":           {"Labels": "bad-name=x"},
+		"stream per value": {"Label_Keys": "job_id", "Metadata_Keys": "seq"},
+	}
+	for want, settings := range cases {
+		t.Run(want, func(t *testing.T) {
+			_, err := parseConfig(getter(settings))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), want)
+		})
+	}
+}
+
+// TestREADMEListsEverySetting keeps the README's settings table honest.
+func TestREADMEListsEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	for _, s := range Settings {
+		row := "| `" + s.Name + "` | " + mdDefault(s.Default) + " |"
+		assert.Contains(t, string(readme), row, "README settings table row for %s", s.Name)
+	}
+}
+
+func mdDefault(d string) string {
+	if d == "" {
+		return "—"
+	}
+	return "`" + d + "`"
+}
