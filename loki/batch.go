@@ -1,0 +1,163 @@
+package loki
+
+import (
+	"time"
+
+	"github.com/grafana/loki/pkg/push"
+)
+
+// Entry is one log entry. Line must be the journal line byte for byte. Ref is
+// the caller's index, echoed back in rejections.
+type Entry struct {
+	Timestamp time.Time
+	Line      string
+	// Metadata is the entry's structured metadata, sent in the given order.
+	// Loki renames names that are not [a-zA-Z0-9_] (session.id becomes
+	// session_id) when it stores them.
+	Metadata []Label
+	Ref      int
+}
+
+// Timestamps Loki's protobuf timestamp can carry: [0001-01-01, 10000-01-01).
+var (
+	minTimestamp = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxTimestamp = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// Batch groups entries into streams by their label set. It is reused between
+// flushes (Reset) so steady state allocates nothing per entry. The strings
+// given to Add (labels, lines, metadata) are kept, not copied, until Reset.
+// A Batch is not safe for concurrent use.
+type Batch struct {
+	streams []stream       // streams in first-seen order; cap kept by Reset
+	index   map[string]int // canonical label string -> position in streams
+	n       int            // number of entries
+	sorted  []Label        // scratch: the label set being added, sorted
+	key     []byte         // scratch: its canonical string
+	meta    []push.LabelAdapter
+	enc     encoder
+}
+
+// stream is one label set and its entries, in the order they were added.
+type stream struct {
+	key     string // canonical labels string, sent as push.Stream.Labels
+	labels  []Label
+	entries []push.Entry
+	refs    []int
+}
+
+// NewBatch returns an empty batch. The zero Batch is usable too.
+func NewBatch() *Batch { return &Batch{} }
+
+// Reset empties the batch and keeps its memory for the next flush.
+func (b *Batch) Reset() {
+	for i := range b.streams {
+		s := &b.streams[i]
+		clear(s.entries) // drop references to the previous lines
+		s.entries, s.refs = s.entries[:0], s.refs[:0]
+	}
+	b.streams = b.streams[:0]
+	clear(b.index)
+	clear(b.meta)
+	b.meta = b.meta[:0]
+	b.n = 0
+}
+
+// Len returns the number of entries added since the last Reset.
+func (b *Batch) Len() int { return b.n }
+
+// Streams returns the number of distinct label sets in the batch.
+func (b *Batch) Streams() int { return len(b.streams) }
+
+// Add appends e to the stream of labels (any order; labels with an empty
+// value are dropped as Loki does). It returns an *InputError, and adds
+// nothing, for input Loki would refuse for the whole request: no label, an
+// empty or non-UTF-8 label name, a duplicate label name, a non-UTF-8 value, a
+// structured-metadata name Loki cannot normalise, or a zero timestamp or one
+// outside [0001-01-01, 10000-01-01).
+func (b *Batch) Add(labels []Label, e Entry) error {
+	if err := b.sortLabels(labels, e.Ref); err != nil {
+		return err
+	}
+	if err := checkEntry(e); err != nil {
+		return err
+	}
+	b.key = appendLabelsString(b.key[:0], b.sorted)
+	i, ok := b.index[string(b.key)]
+	if !ok {
+		i = b.newStream()
+	}
+	s := &b.streams[i]
+	pe := push.Entry{Timestamp: e.Timestamp, Line: e.Line}
+	if len(e.Metadata) > 0 {
+		start := len(b.meta)
+		for _, m := range e.Metadata {
+			b.meta = append(b.meta, push.LabelAdapter{Name: m.Name, Value: m.Value})
+		}
+		pe.StructuredMetadata = b.meta[start:len(b.meta):len(b.meta)]
+	}
+	s.entries = append(s.entries, pe)
+	s.refs = append(s.refs, e.Ref)
+	b.n++
+	return nil
+}
+
+// sortLabels copies labels without empty values into b.sorted, sorted, and
+// checks them.
+func (b *Batch) sortLabels(labels []Label, ref int) error {
+	b.sorted = b.sorted[:0]
+	for i, l := range labels {
+		if field, msg := checkStreamLabel(l); msg != "" {
+			return &InputError{Ref: ref, Field: "labels[" + itoa(i) + "]." + field, Msg: msg}
+		}
+		if l.Value != "" {
+			b.sorted = append(b.sorted, l)
+		}
+	}
+	if len(b.sorted) == 0 {
+		return &InputError{Ref: ref, Field: "labels", Msg: "at least one label with a value is required"}
+	}
+	sortLabels(b.sorted)
+	for i := 1; i < len(b.sorted); i++ {
+		if b.sorted[i].Name == b.sorted[i-1].Name {
+			return &InputError{Ref: ref, Field: "labels", Msg: "duplicate label name " + quote(b.sorted[i].Name)}
+		}
+	}
+	return nil
+}
+
+func checkEntry(e Entry) error {
+	if e.Timestamp.IsZero() {
+		return &InputError{Ref: e.Ref, Field: "timestamp", Msg: "zero timestamp"}
+	}
+	if e.Timestamp.Before(minTimestamp) || !e.Timestamp.Before(maxTimestamp) {
+		return &InputError{Ref: e.Ref, Field: "timestamp", Msg: "outside [0001-01-01, 10000-01-01): " + e.Timestamp.String()}
+	}
+	for i, m := range e.Metadata {
+		if msg := checkMetadataName(m.Name); msg != "" {
+			return &InputError{Ref: e.Ref, Field: "metadata[" + itoa(i) + "].name", Msg: msg}
+		}
+	}
+	return nil
+}
+
+// newStream appends a stream for b.key/b.sorted, reusing the memory of a
+// stream of an earlier flush when there is one.
+func (b *Batch) newStream() int {
+	if b.index == nil {
+		b.index = make(map[string]int)
+	}
+	i := len(b.streams)
+	if i < cap(b.streams) {
+		b.streams = b.streams[:i+1]
+	} else {
+		b.streams = append(b.streams, stream{})
+	}
+	s := &b.streams[i]
+	if s.key != string(b.key) {
+		s.key = string(b.key)
+		s.labels = append(s.labels[:0], b.sorted...)
+	}
+	b.index[s.key] = i
+	return i
+}

@@ -1,0 +1,167 @@
+package loki
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sort"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// StatusIngestionBlocked is the status Loki answers by default while a
+// tenant's ingestion is blocked (limits.block-ingestion-status-code).
+const StatusIngestionBlocked = 260
+
+// maxAnswerBytes bounds how much of an answer is read. A longer 400 answer is
+// cut, cannot be mapped completely and rejects the rest of its request.
+const maxAnswerBytes = 4 << 20
+
+// Result tells what happened to a batch.
+type Result struct {
+	Requests int         // requests that got an answer
+	Entries  int         // entries Loki stored
+	Bytes    int         // compressed bytes sent
+	Rejected []Rejection // entries Loki refused permanently, sorted by Ref
+}
+
+// Client pushes batches to one Loki. It is safe for concurrent use (each
+// Batch by one goroutine at a time).
+type Client struct {
+	cfg     Config
+	http    *http.Client
+	tr      *http.Transport
+	auth    *authorizer
+	m       *metrics
+	pushURL string
+}
+
+// New validates cfg, reads its files (password, token, TLS) and builds a
+// client. Its metrics are registered on reg when reg is not nil.
+func New(cfg Config, reg prometheus.Registerer) (*Client, error) {
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultConfig().UserAgent
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	tr, err := newTransport(cfg)
+	if err != nil {
+		return nil, err
+	}
+	auth, err := newAuthorizer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	hc := &http.Client{
+		Transport: tr,
+		// Loki does not redirect; a redirect means a wrong URL.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return &Client{cfg: cfg, http: hc, tr: tr, auth: auth, m: m, pushURL: cfg.pushURL()}, nil
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.tr.CloseIdleConnections() }
+
+// maxConfirmations bounds how often the entries left after an ingester's
+// 400 are sent again to learn of refusals that answer did not report.
+const maxConfirmations = 3
+
+// Push sends the whole batch, split into requests of at most MaxRequestBytes,
+// synchronously. It returns only after every request got an answer.
+//
+// With a nil error every entry of the batch is stored except those in
+// Result.Rejected. A *RetryableError stops the push at the failing request:
+// send the whole batch again later. A *PermanentError means some request was
+// refused as a whole: its entries are in Result.Rejected, the other requests
+// were still sent and stored.
+//
+// A 400 that comes from an ingester reports the refused entries of one
+// stream only, and hides the distributor's refusals and other ingesters'
+// ones: the entries it did not name are then sent again (at most
+// maxConfirmations times), which Loki stores once, until an answer reports
+// the rest.
+func (c *Client) Push(ctx context.Context, b *Batch) (Result, error) {
+	res, err := c.push(ctx, b, 0)
+	sort.SliceStable(res.Rejected, func(i, j int) bool { return res.Rejected[i].Ref < res.Rejected[j].Ref })
+	return res, err
+}
+
+func (c *Client) push(ctx context.Context, b *Batch, depth int) (Result, error) {
+	var res Result
+	if b == nil || b.Len() == 0 {
+		return res, nil
+	}
+	var permanent error
+	for _, r := range b.plan(c.cfg.MaxRequestBytes, c.cfg.MultiStreamRequests) {
+		raw, body, err := b.encode(r)
+		if err != nil {
+			return res, err
+		}
+		status, answer, complete, err := c.post(ctx, body)
+		if err != nil {
+			c.m.requests.WithLabelValues(causeOf(err)).Inc()
+			return res, err
+		}
+		res.Requests++
+		res.Bytes += len(body)
+		c.m.bytes.Add(float64(len(body)))
+		c.m.rawBytes.Add(float64(len(raw)))
+		m, err := c.judge(b, r, status, answer, complete)
+		if err != nil && !isPermanent(err) {
+			return res, err
+		}
+		if err != nil && permanent == nil {
+			permanent = err
+		}
+		res.Rejected = append(res.Rejected, m.rejected...)
+		c.m.rejected.Add(float64(len(m.rejected)))
+		if m.confirm == nil || depth >= maxConfirmations {
+			res.Entries += r.entries - len(m.rejected)
+			c.m.entries.Add(float64(r.entries - len(m.rejected)))
+			continue
+		}
+		sub, err := c.push(ctx, m.confirm, depth+1)
+		res.Requests += sub.Requests
+		res.Bytes += sub.Bytes
+		res.Entries += sub.Entries
+		res.Rejected = append(res.Rejected, sub.Rejected...)
+		if err != nil && !isPermanent(err) {
+			return res, err
+		}
+		if err != nil && permanent == nil {
+			permanent = err
+		}
+	}
+	return res, permanent
+}
+
+// judge turns Loki's answer to request r into rejected entries or an error,
+// and counts the outcome.
+func (c *Client) judge(b *Batch, r request, status int, answer string, complete bool) (mapping, error) {
+	var m mapping
+	err := classifyStatus(status, answer)
+	if err == nil && status == http.StatusBadRequest {
+		m, err = mapRejections(b, r, status, answer, complete)
+	}
+	var pe *PermanentError
+	if errors.As(err, &pe) {
+		m.rejected = rejectAll(b, r, "loki refused the request: "+pe.Error())
+	}
+	outcome := OutcomeSuccess
+	switch {
+	case pe != nil:
+		outcome = OutcomePermanent
+	case err != nil:
+		outcome = causeOf(err)
+	case len(m.rejected) > 0:
+		outcome = OutcomePartial
+	}
+	c.m.requests.WithLabelValues(outcome).Inc()
+	return m, err
+}

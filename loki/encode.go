@@ -1,0 +1,133 @@
+package loki
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/golang/snappy"
+	"github.com/grafana/loki/pkg/push"
+)
+
+// segment is the entries [lo, hi) of stream s inside one request.
+type segment struct{ s, lo, hi int }
+
+// request is segs[first:end] of the plan, size bytes of protobuf.
+type request struct{ first, end, size, entries int }
+
+// encoder holds the buffers reused from one push to the next.
+type encoder struct {
+	segs []segment
+	reqs []request
+	req  push.PushRequest
+	raw  []byte // protobuf of the current request
+	comp []byte // snappy of raw
+}
+
+// sov is the length of the protobuf varint encoding of x.
+func sov(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// field is the size of a length-delimited protobuf field with n bytes.
+func field(n int) int { return 1 + sov(uint64(n)) + n }
+
+// plan splits the batch into requests of at most limit bytes of protobuf
+// (push.PushRequest, Format empty, Stream.Hash zero). Streams keep their
+// order, entries keep their order within a stream; a stream spanning two
+// requests appears once in each. An entry larger than limit on its own gets
+// a request of its own. Unless multi is set, each request carries one
+// stream (see Config.MultiStreamRequests).
+func (b *Batch) plan(limit int, multi bool) []request {
+	e := &b.enc
+	e.segs, e.reqs = e.segs[:0], e.reqs[:0]
+	cur := request{}
+	for si := range b.streams {
+		s := &b.streams[si]
+		if !multi && cur.entries > 0 {
+			cur.end = len(e.segs)
+			e.reqs = append(e.reqs, cur)
+			cur = request{first: len(e.segs)}
+		}
+		head := field(len(s.key))
+		lo, segSize := 0, head
+		for ei := range s.entries {
+			ec := field(s.entries[ei].Size())
+			if cur.size+field(segSize+ec) > limit && (cur.entries > 0 || ei > lo) {
+				if ei > lo {
+					e.segs = append(e.segs, segment{si, lo, ei})
+					cur.size += field(segSize)
+					cur.entries += ei - lo
+				}
+				cur.end = len(e.segs)
+				e.reqs = append(e.reqs, cur)
+				cur = request{first: len(e.segs)}
+				lo, segSize = ei, head
+			}
+			segSize += ec
+		}
+		if len(s.entries) > lo {
+			e.segs = append(e.segs, segment{si, lo, len(s.entries)})
+			cur.size += field(segSize)
+			cur.entries += len(s.entries) - lo
+		}
+	}
+	if cur.entries > 0 {
+		cur.end = len(e.segs)
+		e.reqs = append(e.reqs, cur)
+	}
+	return e.reqs
+}
+
+// encode marshals request r of the last plan and compresses it. The returned
+// slices are owned by the batch and valid until the next encode or Reset.
+func (b *Batch) encode(r request) (raw, compressed []byte, err error) {
+	e := &b.enc
+	e.req.Streams = e.req.Streams[:0]
+	for _, sg := range e.segs[r.first:r.end] {
+		s := &b.streams[sg.s]
+		e.req.Streams = append(e.req.Streams, push.Stream{Labels: s.key, Entries: s.entries[sg.lo:sg.hi]})
+	}
+	if cap(e.raw) < r.size {
+		e.raw = make([]byte, r.size)
+	}
+	e.raw = e.raw[:r.size]
+	n, err := e.req.MarshalToSizedBuffer(e.raw)
+	clear(e.req.Streams) // do not pin entries through the reused slice
+	if err != nil {
+		return nil, nil, fmt.Errorf("loki: marshal push request: %w", err)
+	}
+	if n != r.size {
+		return nil, nil, fmt.Errorf("loki: marshal push request: planned %d bytes, wrote %d", r.size, n)
+	}
+	if m := snappy.MaxEncodedLen(n); cap(e.comp) < m {
+		e.comp = make([]byte, m)
+	}
+	e.comp = snappy.Encode(e.comp[:cap(e.comp)], e.raw)
+	return e.raw, e.comp, nil
+}
+
+// Encode plans the batch as Push does and calls fn with each request's
+// snappy-compressed protobuf body, exactly as it would be sent. The body is
+// valid only during the call. It lets benchmarks and tools measure or store
+// what Push would send without a Loki.
+func (b *Batch) Encode(limit int, multi bool, fn func(compressed []byte) error) error {
+	for _, r := range b.plan(limit, multi) {
+		_, comp, err := b.encode(r)
+		if err != nil {
+			return err
+		}
+		if err := fn(comp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// requestRefs calls f for every entry of request r in wire order, with its
+// stream and position.
+func (b *Batch) requestEntries(r request, f func(s *stream, i int)) {
+	for _, sg := range b.enc.segs[r.first:r.end] {
+		s := &b.streams[sg.s]
+		for i := sg.lo; i < sg.hi; i++ {
+			f(s, i)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package loki
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func readAnswer(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "answers", name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// mapFixture plans the fixture batch as one request and maps answer to it.
+func mapFixture(t *testing.T, status int, answer string) ([]Rejection, error) {
+	t.Helper()
+	b := fixtureBatch(t)
+	reqs := b.plan(DefaultMaxRequestBytes, true)
+	require.Len(t, reqs, 1)
+	m, err := mapRejections(b, reqs[0], status, answer, true)
+	return m.rejected, err
+}
+
+func refsOf(rs []Rejection) []int {
+	out := []int{}
+	for _, r := range rs {
+		out = append(out, r.Ref)
+	}
+	return out
+}
+
+func TestMapRejections(t *testing.T) {
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	tests := []struct {
+		file   string
+		refs   []int
+		reason map[int]string // substring expected in the reason of a ref
+		whole  []int          // refs whose reason must be the whole answer
+	}{
+		{file: "too_old_single.txt", refs: []int{3}, reason: map[int]string{3: "has timestamp too old: 2026-03-01T10:00:01Z"}},
+		// Loki refused 2 of the 3 entries of second 10:00:00 in stream A:
+		// all 3 are reported (a duplicate in the dead letters, no loss).
+		{file: "too_old_grouped.txt", refs: []int{0, 1, 2, 9}, reason: map[int]string{0: "too old", 2: "too old", 9: "too new"}},
+		{file: "mixed.txt", refs: []int{5, 6, 8}, reason: map[int]string{
+			5: "max entry size '256' bytes exceeded", 6: "structured metadata too large: '15' bytes", 8: "too many structured metadata labels: '2'",
+		}},
+		{file: "disallowed.txt", refs: []int{4, 6, 8}, reason: map[int]string{4: "disallowed", 8: "disallowed"}},
+		{file: "stream_level.txt", refs: []int{4, 5, 6, 7, 8, 9}, reason: map[int]string{
+			4: "missing required labels 'team,env'", 7: "label value too long",
+		}},
+		{file: "label_names.txt", refs: []int{0, 1, 2, 3}, reason: map[int]string{0: "16 label names; limit 15"}},
+		{file: "ingester_too_far_behind.txt", refs: []int{0, 1}, reason: map[int]string{0: "entry too far behind", 1: "entry too far behind"}},
+		{file: "ingester_truncated.txt", refs: []int{7, 8, 9}, reason: map[int]string{7: "entry out of order"}, whole: []int{8, 9}},
+		{file: "unparseable.txt", refs: all, whole: all},
+		{file: "unknown_stream.txt", refs: all, whole: all},
+		{file: "count_mismatch.txt", refs: all, whole: []int{0, 1, 2, 4, 5, 6, 7, 8, 9}, reason: map[int]string{3: "too old"}},
+		{file: "missing_labels.txt", refs: all, whole: all},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			answer := readAnswer(t, tt.file)
+			rs, err := mapFixture(t, 400, answer)
+			require.NoError(t, err)
+			assert.Equal(t, tt.refs, refsOf(rs))
+			byRef := map[int]string{}
+			for _, r := range rs {
+				byRef[r.Ref] = r.Reason
+			}
+			for ref, want := range tt.reason {
+				assert.Contains(t, byRef[ref], want, "ref %d", ref)
+			}
+			for _, ref := range tt.whole {
+				assert.Equal(t, strings.TrimSpace(answer), byRef[ref], "ref %d", ref)
+			}
+		})
+	}
+}
+
+func TestMapRejectionsRetryable(t *testing.T) {
+	tests := []struct {
+		file  string
+		cause string
+	}{
+		{"ingester_rate_limited.txt", CauseRateLimited},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			rs, err := mapFixture(t, 400, readAnswer(t, tt.file))
+			assert.Nil(t, rs)
+			var re *RetryableError
+			require.True(t, errors.As(err, &re))
+			assert.Equal(t, tt.cause, re.Cause)
+			assert.Equal(t, 400, re.Status)
+		})
+	}
+}
+
+// An answer cut at maxAnswerBytes may have lost whole messages: every entry
+// not singled out is rejected with the answer.
+func TestMapRejectionsIncompleteAnswer(t *testing.T) {
+	answer := readAnswer(t, "mixed.txt")
+	for cut := len(answer); cut > 0; cut -= 7 {
+		b := fixtureBatch(t)
+		reqs := b.plan(DefaultMaxRequestBytes, true)
+		m, err := mapRejections(b, reqs[0], 400, answer[:cut], false)
+		require.NoError(t, err)
+		rs := m.rejected
+		assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, refsOf(rs), "cut at %d", cut)
+	}
+}
+
+func TestParseIngesterLine(t *testing.T) {
+	tests := []struct {
+		line string
+		ok   bool
+		nano int64
+	}{
+		{"entry with timestamp 2026-03-01 10:00:00.000000001 +0000 UTC ignored, reason: 'entry out of order',", true, fixtureBase.UnixNano() + 1},
+		{"entry with timestamp 2026-03-01 12:00:00 +0200 CEST ignored, reason: 'x',", true, fixtureBase.UnixNano()},
+		{"entry with timestamp 2026-03-01 10:00:00 +0000 UTC m=+0.5 ignored, reason: 'x',", true, fixtureBase.UnixNano()},
+		{"entry with timestamp yesterday ignored, reason: 'x',", false, 0},
+		{"entry with timestamp 2026-03-01 10:00:00 +0000 UTC ignored, reason: 'x'", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			il, ok := parseIngesterLine(tt.line)
+			require.Equal(t, tt.ok, ok)
+			if ok {
+				assert.Equal(t, tt.nano, il.ts.UnixNano())
+			}
+		})
+	}
+}
