@@ -296,3 +296,41 @@ func TestNewInstanceRefusesBadSettings(t *testing.T) {
 }
 
 
+
+// TestTooFarBehindIsNotLostBehindAnotherStream: Loki refuses an entry more
+// than an hour older than its stream's newest. When such an entry shares a
+// flush with another stream, Loki's ingester would report only the last
+// stream's outcome; the plugin must still see the refusal and ship the line
+// re-stamped (Old_Entries rewrite).
+func TestTooFarBehindIsNotLostBehindAnotherStream(t *testing.T) {
+	loki := lokiproc.ForTest(t, lokiproc.Config{})
+	f := newFixture(t, loki.URL, 11)
+	inst := f.instance(t)
+	now := time.Now().UTC()
+	ev := func(typ string, at time.Time, seq int) string {
+		return `{"type":"` + typ + `","timestamp":"` + at.Format(time.RFC3339Nano) + `","job_id":"01956a3b-7c4d-7e8f-9a1b-2c3d4e5f6789","session_id":"01956a3b-8000-7000-8000-000000000001","seq":` + strconv.Itoa(seq) + `}`
+	}
+	recent, old, other := ev("ERROR", now, 0), ev("ERROR", now.Add(-2*time.Hour), 1), ev("STATE_TRANSITION", now, 2)
+	path := filepath.Join(f.dir, "late.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(recent+"\n"+old+"\n"+other+"\n"), 0o644))
+	tail := func(off int, line string) chunk.Event {
+		return chunk.TailEvent(chunk.DefaultConfig(), now, path, int64(off), []byte(line))
+	}
+	require.Equal(t, OK, inst.Flush(chunk.AppendChunk(nil, chunk.FormatV2, tail(0, recent)), "t"))
+	require.Equal(t, OK, inst.Flush(chunk.AppendChunk(nil, chunk.FormatV2, tail(len(recent)+1, old), tail(len(recent)+len(old)+2, other)), "t"))
+
+	q := &lokiquery.Client{URL: loki.URL}
+	got, err := q.WaitFor(context.Background(), `{service_name="agent-sessions"}`, now.Add(-3*time.Hour), time.Now().Add(time.Minute), 3, 30*time.Second)
+	require.NoError(t, err)
+	require.Len(t, got, 3, "the old line is not silently dropped")
+	var late lokiquery.Entry
+	for _, e := range got {
+		if e.Line == old {
+			late = e
+		}
+	}
+	require.Equal(t, old, late.Line)
+	assert.Equal(t, now.Add(-2*time.Hour).Format(time.RFC3339Nano), late.Metadata["original_timestamp"])
+	assert.Contains(t, late.Metadata["annotations"], "timestamp_rewritten")
+	assert.Empty(t, readDeadLetters(t, f.settings["Dead_Letter_Path"]))
+}
