@@ -15,10 +15,11 @@ export JOURNALSHIP_LOKI    := $(BIN)/loki
 
 all: build
 
-# Debian packages the build needs: a C compiler and libc headers for the
-# cgo plugin and the C host. Installed only when missing.
+# Debian packages the build and tests need: a C compiler and libc headers
+# for the cgo plugin and the C host, valgrind to check the C host and the
+# cgo layer for memory errors. Installed only when missing.
 deps:
-	@missing=""; for p in gcc libc6-dev; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in gcc libc6-dev valgrind; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi
 	$(GO) mod download
 
@@ -32,7 +33,7 @@ $(BIN)/journalship: $(GOSRC)
 
 $(BIN)/flbhost: tools/flbhost/flbhost.c
 	@mkdir -p $(BIN)
-	gcc -O1 -g -Wall -Werror -I$(FLBGO)/output -o $@ $< -ldl -lpthread
+	gcc -O1 -g -Wall -Werror -pthread -I$(FLBGO)/output -o $@ $< -ldl
 
 # Loki v3.7.8 built from the Go module proxy (about 8 minutes cold), cached.
 loki: $(BIN)/loki
@@ -45,6 +46,7 @@ vet:
 
 test: build loki vet
 	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -race -timeout 20m ./chunk ./integrity ./pipeline ./output ./ledger ./loki
 
 bench: build
 	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s ./chunk ./integrity ./loki ./pipeline

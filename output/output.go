@@ -45,7 +45,7 @@ var instances atomic.Int64
 type Instance struct {
 	id       int
 	log      *logger
-	decoder  *chunk.Decoder
+	decoders sync.Pool // *chunk.Decoder: a decoder serves one flush at a time
 	pipe     *pipeline.Pipeline
 	ledger   *ledger.Ledger
 	dl       *deadletter.Writer
@@ -73,10 +73,14 @@ func NewInstance(get Getter) (*Instance, error) {
 }
 
 func (i *Instance) open(cfg config) error {
-	var err error
-	if i.decoder, err = chunk.NewDecoder(cfg.chunk); err != nil {
+	if _, err := chunk.NewDecoder(cfg.chunk); err != nil {
 		return err
 	}
+	i.decoders.New = func() any {
+		d, _ := chunk.NewDecoder(cfg.chunk) // validated above
+		return d
+	}
+	var err error
 	m, err := metrics.Acquire(cfg.metrics)
 	if err != nil {
 		return err
@@ -113,10 +117,12 @@ func (i *Instance) Flush(data []byte, tag string) int {
 	}
 	defer i.recs.Put(rp)
 	recs := (*rp)[:0]
-	derr := i.decoder.Decode(data, func(r *chunk.Record) error {
+	dec := i.decoders.Get().(*chunk.Decoder)
+	derr := dec.Decode(data, func(r *chunk.Record) error {
 		recs = append(recs, *r)
 		return nil
 	})
+	i.decoders.Put(dec)
 	*rp = recs
 	if derr != nil {
 		if err := i.deadLetterRest(data, tag, derr); err != nil {

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/verify"
 	"github.com/journalship/journalship/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,13 +72,6 @@ func (f *fixture) instance(t *testing.T) *Instance {
 	return inst
 }
 
-func (f *fixture) lines() int {
-	n := 0
-	for _, file := range f.corpus.Files {
-		n += len(file.Lines)
-	}
-	return n
-}
 
 func readDeadLetters(t *testing.T, path string) []map[string]any {
 	t.Helper()
@@ -100,31 +92,7 @@ func readDeadLetters(t *testing.T, path string) []map[string]any {
 	return out
 }
 
-// expected maps the corpus's truth to the annotations the plugin ships.
-func expected(l sample.Line) []string {
-	var out []string
-	for _, e := range l.Expect {
-		kind, _, _ := strings.Cut(e, ":")
-		out = append(out, kind)
-	}
-	sort.Strings(out)
-	return out
-}
 
-func shipped(md map[string]string) []string {
-	var out []string
-	for _, a := range strings.Split(md["annotations"], ",") {
-		switch a {
-		case "", "timestamp_fallback":
-		case "seq_repeat":
-			out = append(out, "seq_regression") // the corpus does not tell repeats apart
-		default:
-			out = append(out, a)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
 
 func TestFlushShipsEveryLineToRealLoki(t *testing.T) {
 	loki := lokiproc.ForTest(t, lokiproc.Config{})
@@ -134,65 +102,12 @@ func TestFlushShipsEveryLineToRealLoki(t *testing.T) {
 		require.Equal(t, OK, inst.Flush(c, "sessions.x"))
 	}
 
-	q := &lokiquery.Client{URL: loki.URL}
-	from, to := time.Now().Add(-4*time.Hour), time.Now().Add(time.Minute)
-	got, err := q.WaitFor(context.Background(), `{service_name="agent-sessions"}`, from, to, f.lines(), 30*time.Second)
-	require.NoError(t, err)
-	require.Len(t, got, f.lines(), "every line once")
-	byPlace := map[string]lokiquery.Entry{}
-	for _, e := range got {
-		byPlace[e.Metadata["file"]+"@"+e.Metadata["offset"]] = e
-	}
-	for _, file := range f.corpus.Files {
-		path := filepath.Join(f.root, file.Rel)
-		for _, l := range file.Lines {
-			e, ok := byPlace[path+"@"+itoa(l.Offset)]
-			require.True(t, ok, "%s offset %d is in Loki", file.Rel, l.Offset)
-			assert.Equal(t, l.Text, e.Line, "byte-exact line")
-			assert.Equal(t, file.JobID, e.Metadata["job_id"])
-			assert.Equal(t, file.SessionID, e.Metadata["session_id"])
-			assert.Equal(t, file.Pod, e.Metadata["pod"])
-			assert.Equal(t, file.AgentID, e.Metadata["agent_id"])
-			assert.Equal(t, "node-e2e", e.Stream["node"])
-			assert.Equal(t, expected(l), shipped(e.Metadata), "%s offset %d: %s", file.Rel, l.Offset, l.Text)
-			if l.Type == "LLM_RESPONSE" || l.Type == "LLM_REQUEST" {
-				assert.Equal(t, l.Model, e.Metadata["model"], "%s offset %d", file.Rel, l.Offset)
-			}
-			for _, x := range l.Expect {
-				if gap, ok := strings.CutPrefix(x, "seq_gap:"); ok {
-					a, b, _ := strings.Cut(gap, "-")
-					want := gap
-					if a == b {
-						want = a
-					}
-					assert.Equal(t, want, e.Metadata["seq_gap"])
-				}
-			}
-		}
-	}
-	assertTokens(t, q, f.corpus, to)
+	verify.Landed(t, loki.URL, f.corpus, f.root, "node-e2e")
 	assert.Empty(t, readDeadLetters(t, f.settings["Dead_Letter_Path"]))
 	assertLedgerCovers(t, f)
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func assertTokens(t *testing.T, q *lokiquery.Client, c *sample.Corpus, at time.Time) {
-	t.Helper()
-	for dir, field := range []string{"prompt_tokens", "completion_tokens"} {
-		samples, err := q.Instant(context.Background(), `sum by (model) (sum_over_time({service_name="agent-sessions", event_type="LLM_RESPONSE"} | integrity="valid" | json t="`+field+`" | unwrap t [5h]))`, at)
-		require.NoError(t, err)
-		got := map[string]int64{}
-		for _, s := range samples {
-			got[s.Metric["model"]] = int64(s.Value)
-		}
-		want := map[string]int64{}
-		for m, v := range c.TokensByModel() {
-			want[m] = v[dir]
-		}
-		assert.Equal(t, want, got, field)
-	}
-}
 
 func assertLedgerCovers(t *testing.T, f *fixture) {
 	t.Helper()
@@ -333,4 +248,36 @@ func TestTooFarBehindIsNotLostBehindAnotherStream(t *testing.T) {
 	assert.Equal(t, now.Add(-2*time.Hour).Format(time.RFC3339Nano), late.Metadata["original_timestamp"])
 	assert.Contains(t, late.Metadata["annotations"], "timestamp_rewritten")
 	assert.Empty(t, readDeadLetters(t, f.settings["Dead_Letter_Path"]))
+}
+
+// TestConcurrentFlushes flushes chunks of the same files from many
+// goroutines at once, as Fluent Bit's workers do (run with -race).
+func TestConcurrentFlushes(t *testing.T) {
+	loki := lokiproc.ForTest(t, lokiproc.Config{})
+	f := newFixture(t, loki.URL, 13)
+	inst := f.instance(t)
+	chunks := f.chunks(rand.New(rand.NewSource(13)))
+	work := make(chan []byte)
+	done := make(chan int)
+	for range 4 {
+		go func() {
+			bad := 0
+			for c := range work {
+				if inst.Flush(c, "sessions.x") != OK {
+					bad++
+				}
+			}
+			done <- bad
+		}()
+	}
+	for _, c := range chunks {
+		work <- c
+	}
+	close(work)
+	bad := 0
+	for range 4 {
+		bad += <-done
+	}
+	require.Zero(t, bad, "every flush OK")
+	verify.Landed(t, loki.URL, f.corpus, f.root, "node-e2e")
 }
