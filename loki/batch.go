@@ -34,6 +34,9 @@ type Batch struct {
 	n       int            // number of entries
 	sorted  []Label        // scratch: the label set being added, sorted
 	key     []byte         // scratch: its canonical string
+	// bySlice remembers the stream of each label slice added: callers that
+	// pass the same (unchanged) slice again skip sorting and keying.
+	bySlice map[*Label]sliceStream
 	meta    []push.LabelAdapter
 	enc     encoder
 }
@@ -58,6 +61,7 @@ func (b *Batch) Reset() {
 	}
 	b.streams = b.streams[:0]
 	clear(b.index)
+	clear(b.bySlice)
 	clear(b.meta)
 	b.meta = b.meta[:0]
 	b.n = 0
@@ -70,22 +74,19 @@ func (b *Batch) Len() int { return b.n }
 func (b *Batch) Streams() int { return len(b.streams) }
 
 // Add appends e to the stream of labels (any order; labels with an empty
-// value are dropped as Loki does). It returns an *InputError, and adds
+// value are dropped as Loki does). The labels slice must not change until
+// Reset: passing the same slice again reuses its stream without re-keying. It returns an *InputError, and adds
 // nothing, for input Loki would refuse for the whole request: no label, an
 // empty or non-UTF-8 label name, a duplicate label name, a non-UTF-8 value, a
 // structured-metadata name Loki cannot normalise, or a zero timestamp or one
 // outside [0001-01-01, 10000-01-01).
 func (b *Batch) Add(labels []Label, e Entry) error {
-	if err := b.sortLabels(labels, e.Ref); err != nil {
-		return err
-	}
 	if err := checkEntry(e); err != nil {
 		return err
 	}
-	b.key = appendLabelsString(b.key[:0], b.sorted)
-	i, ok := b.index[string(b.key)]
-	if !ok {
-		i = b.newStream()
+	i, err := b.streamOf(labels, e.Ref)
+	if err != nil {
+		return err
 	}
 	s := &b.streams[i]
 	pe := push.Entry{Timestamp: e.Timestamp, Line: e.Line}
@@ -101,6 +102,33 @@ func (b *Batch) Add(labels []Label, e Entry) error {
 	b.n++
 	return nil
 }
+
+// streamOf returns the position of the stream of labels, creating it.
+func (b *Batch) streamOf(labels []Label, ref int) (int, error) {
+	if len(labels) > 0 {
+		if ss, ok := b.bySlice[&labels[0]]; ok && ss.n == len(labels) {
+			return ss.i, nil
+		}
+	}
+	if err := b.sortLabels(labels, ref); err != nil {
+		return 0, err
+	}
+	b.key = appendLabelsString(b.key[:0], b.sorted)
+	i, ok := b.index[string(b.key)]
+	if !ok {
+		i = b.newStream()
+	}
+	if len(labels) > 0 {
+		if b.bySlice == nil {
+			b.bySlice = make(map[*Label]sliceStream)
+		}
+		b.bySlice[&labels[0]] = sliceStream{n: len(labels), i: i}
+	}
+	return i, nil
+}
+
+// sliceStream is the stream of a label slice of n labels.
+type sliceStream struct{ n, i int }
 
 // sortLabels copies labels without empty values into b.sorted, sorted, and
 // checks them.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/golang/snappy"
+	"github.com/klauspost/compress/s2"
 	"github.com/grafana/loki/pkg/push"
 )
 
@@ -97,10 +97,12 @@ func (b *Batch) encode(r request) (raw, compressed []byte, err error) {
 	if n != r.size {
 		return nil, nil, fmt.Errorf("loki: marshal push request: planned %d bytes, wrote %d", r.size, n)
 	}
-	if m := snappy.MaxEncodedLen(n); cap(e.comp) < m {
+	if m := s2.MaxEncodedLen(n); cap(e.comp) < m {
 		e.comp = make([]byte, m)
 	}
-	e.comp = snappy.Encode(e.comp[:cap(e.comp)], e.raw)
+	// s2's snappy-compatible encoder writes standard snappy blocks (what
+	// Loki decodes) a good deal faster than golang/snappy.
+	e.comp = s2.EncodeSnappy(e.comp[:cap(e.comp)], e.raw)
 	return e.raw, e.comp, nil
 }
 

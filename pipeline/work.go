@@ -74,6 +74,7 @@ type work struct {
 	result Result
 	unver  int
 	lastTS time.Time // the last event time seen in the current file
+	tally  tally
 }
 
 func (w *work) reset(recs []chunk.Record, tag string) {

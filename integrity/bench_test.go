@@ -1,0 +1,28 @@
+package integrity
+
+import (
+	"testing"
+
+	"github.com/journalship/journalship/internal/sample"
+)
+
+// BenchmarkValidate judges realistic lines (all event types, ~430 B).
+func BenchmarkValidate(b *testing.B) {
+	lines := sample.Lines(1, 1000)
+	size := 0
+	for _, l := range lines {
+		size += len(l)
+	}
+	v, _ := New(DefaultConfig())
+	a := NewArena(1 << 20)
+	var ev Event
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for range b.N {
+		a.Reset(1 << 20)
+		for _, l := range lines {
+			v.Validate(l, false, a, &ev)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+}
