@@ -28,6 +28,7 @@ func runDemo(args []string) error {
 	seed := fs.Int64("seed", 1, "sample seed")
 	jobs := fs.Int("jobs", 6, "jobs in the sample")
 	keep := fs.Bool("keep", false, "leave Loki running until Ctrl-C to explore it")
+	lokiURL := fs.String("loki-url", "", "ship to this (empty) Loki instead of starting one")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,28 +41,34 @@ func runDemo(args []string) error {
 		}
 		*dir = d
 	}
-	d := &demo{out: os.Stdout, dir: *dir}
+	d := &demo{out: os.Stdout, dir: *dir, lokiURL: *lokiURL}
 	return d.run(ctx, *seed, *jobs, *keep)
 }
 
 type demo struct {
-	out    io.Writer
-	dir    string
-	loki   *lokiproc.Loki
-	query  *lokiquery.Client
-	corpus *sample.Corpus
-	start  time.Time
+	out     io.Writer
+	dir     string
+	lokiURL string
+	query   *lokiquery.Client
+	corpus   *sample.Corpus
+	start    time.Time
+	mismatch bool
 }
 
 func (d *demo) run(ctx context.Context, seed int64, jobs int, keep bool) error {
 	fmt.Fprintf(d.out, "journalship demo — work dir %s\n\n", d.dir)
-	loki, err := lokiproc.Start(ctx, lokiproc.Config{Dir: filepath.Join(d.dir, "loki")})
-	if err != nil {
-		return fmt.Errorf("demo: start Loki (run `make loki` first): %w", err)
+	if d.lokiURL == "" {
+		loki, err := lokiproc.Start(ctx, lokiproc.Config{Dir: filepath.Join(d.dir, "loki")})
+		if err != nil {
+			return fmt.Errorf("demo: start Loki (run `make loki` first): %w", err)
+		}
+		defer loki.Stop()
+		d.lokiURL = loki.URL
+		fmt.Fprintf(d.out, "1. Loki %s ready in %s (data in %s)\n", loki.URL, loki.Ready.Round(time.Millisecond), loki.Dir)
+	} else {
+		fmt.Fprintf(d.out, "1. shipping to the Loki at %s\n", d.lokiURL)
 	}
-	defer loki.Stop()
-	d.loki, d.query = loki, &lokiquery.Client{URL: loki.URL}
-	fmt.Fprintf(d.out, "1. Loki %s ready in %s (data in %s)\n", loki.URL, loki.Ready.Round(time.Millisecond), loki.Dir)
+	d.query = &lokiquery.Client{URL: d.lokiURL}
 	if err := d.writeSample(seed, jobs); err != nil {
 		return err
 	}
@@ -72,7 +79,7 @@ func (d *demo) run(ctx context.Context, seed int64, jobs int, keep bool) error {
 		return err
 	}
 	if keep {
-		fmt.Fprintf(d.out, "\nLoki stays up at %s (Grafana datasource URL); Ctrl-C to stop.\n", loki.URL)
+		fmt.Fprintf(d.out, "\nLoki stays up at %s (Grafana datasource URL); Ctrl-C to stop.\n", d.lokiURL)
 		<-ctx.Done()
 	}
 	return nil
@@ -103,7 +110,7 @@ func (d *demo) writeSample(seed int64, jobs int) error {
 
 func (d *demo) ship(ctx context.Context) error {
 	settings := map[string]string{
-		"loki_url": d.loki.URL, "ledger_path": filepath.Join(d.dir, "ledger.db"),
+		"loki_url": d.lokiURL, "ledger_path": filepath.Join(d.dir, "ledger.db"),
 		"dead_letter_path": filepath.Join(d.dir, "deadletter.jsonl"), "metrics_address": "off",
 		"node_name": "demo-node", "log_level": "warn",
 	}
@@ -151,6 +158,9 @@ func (d *demo) report(ctx context.Context) error {
 	}
 	if err := d.tokens(ctx, tok("prompt_tokens"), tok("completion_tokens")); err != nil {
 		return err
+	}
+	if d.mismatch {
+		return fmt.Errorf("demo: tokens by model in Loki differ from the journals")
 	}
 	return d.timeline(all)
 }
@@ -207,6 +217,7 @@ func (d *demo) tokens(ctx context.Context, promptQ, complQ string) error {
 		ok := "ok"
 		if int64(got[m][0]) != want[m][0] || int64(got[m][1]) != want[m][1] {
 			ok = fmt.Sprintf("MISMATCH: journals say %d / %d", want[m][0], want[m][1])
+			d.mismatch = true
 		}
 		fmt.Fprintf(d.out, "   %-30s %12.0f %12.0f   %s\n", m, got[m][0], got[m][1], ok)
 	}
