@@ -1,0 +1,103 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	sessA = "01956a3b-8000-7000-8000-000000000001"
+	agent = "01956a3b-9000-7000-8000-000000000002"
+)
+
+// shipFile writes lines to rel under a temp root and ships them; it returns
+// each line's metadata in file order.
+func shipFile(t *testing.T, rel string, lines ...string) []map[string]string {
+	t.Helper()
+	root := t.TempDir()
+	path := filepath.Join(root, rel)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	data := strings.Join(lines, "\n") + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(data), 0o644))
+	e := newEnv(t, nil)
+	_, err := e.pipe.Ship(context.Background(), tailRecords(path, []byte(data), testNow), "t")
+	require.NoError(t, err)
+	es := e.cap.entries()
+	out := make([]map[string]string, len(es))
+	byOffset := map[string]map[string]string{}
+	for _, en := range es {
+		byOffset[en.md["offset"]] = en.md
+	}
+	off := 0
+	for i, l := range lines {
+		out[i] = byOffset[itoa(off)]
+		off += len(l) + 1
+	}
+	return out
+}
+
+func itoa(n int) string { return fmtInt(n) }
+
+func fmtInt(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+func ev(typ string, seq int, extra string) string {
+	if extra != "" {
+		extra = "," + extra
+	}
+	return `{"type":"` + typ + `","timestamp":"2026-11-21T10:00:0` + fmtInt(seq%10) + `Z","job_id":"` + goldenJob + `","session_id":"` + sessA + `","seq":` + fmtInt(seq) + extra + `}`
+}
+
+func TestUnknownSchemaVersionIsJudgedBestEffort(t *testing.T) {
+	md := shipFile(t, goldenJob+"/session_20261121T100000Z_pod-1.jsonl",
+		ev("SESSION_START", 0, `"buffer_schema_version":2,"agent_id":"`+agent+`","pod_name":"pod-1"`),
+		// v2 renamed finish_reason values and dropped step_index: fine
+		ev("LLM_RESPONSE", 1, `"finish_reason":"refusal","prompt_tokens":5,"completion_tokens":1`),
+	)
+	for i, m := range md {
+		assert.Equal(t, "valid", m["integrity"], "line %d", i)
+		assert.Contains(t, m["annotations"], "best_effort", "line %d", i)
+		assert.Equal(t, agent, m["agent_id"], "line %d", i)
+	}
+}
+
+func TestPathAndJobChecks(t *testing.T) {
+	md := shipFile(t, "scratch/run.jsonl", ev("SESSION_START", 0, `"buffer_schema_version":1,"agent_id":"`+agent+`","pod_name":"p"`))
+	assert.Contains(t, md[0]["annotations"], "path_mismatch")
+	assert.Equal(t, "file name does not start with session_", md[0]["path_problem"])
+	assert.Equal(t, goldenJob, md[0]["job_id"], "the line's own job_id")
+
+	other := "01956a3b-7c4d-7e8f-9a1b-000000000000"
+	md = shipFile(t, other+"/session_20261121T100000Z_pod-9.jsonl", ev("SESSION_START", 0, `"buffer_schema_version":1,"agent_id":"`+agent+`","pod_name":"p"`))
+	assert.Contains(t, md[0]["annotations"], "job_id_mismatch")
+	assert.Equal(t, "pod-9", md[0]["pod"], "pod from the path")
+}
+
+func TestLostHeadIsAGapFromZero(t *testing.T) {
+	md := shipFile(t, goldenJob+"/session_20261121T100000Z_pod-1.jsonl", ev("ERROR", 3, ""), ev("ERROR", 4, ""))
+	assert.Equal(t, "0-2", md[0]["seq_gap"], "SESSION_START and what followed were lost")
+	assert.Empty(t, md[1]["annotations"])
+}
+
+func TestResponseWithoutItsRequest(t *testing.T) {
+	md := shipFile(t, goldenJob+"/session_20261121T100000Z_pod-1.jsonl",
+		ev("SESSION_START", 0, `"buffer_schema_version":1,"agent_id":"`+agent+`","pod_name":"p"`),
+		ev("LLM_RESPONSE", 1, `"step_index":4,"prompt_tokens":5,"completion_tokens":1,"finish_reason":"end_turn"`),
+	)
+	assert.Contains(t, md[1]["annotations"], "model_unknown")
+	assert.Empty(t, md[1]["model"], "never guessed")
+}
