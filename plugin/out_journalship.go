@@ -117,8 +117,10 @@ func FLBPluginFlush(data unsafe.Pointer, length C.size_t, tag *C.char) C.int {
 func FLBPluginFlushCtx(ctx, data unsafe.Pointer, length C.size_t, tag *C.char) C.int {
 	inst := instanceOf(ctx)
 	if inst == nil {
-		log.Printf("[%s] flush: unknown or closed instance context %p", output.PluginName, ctx)
-		return output.Error
+		// FLB_ERROR would make Fluent Bit drop the chunk; a retry keeps it
+		// in storage for an instance that can ship it.
+		log.Printf("[%s] flush: unknown or closed instance context %p; asking for a retry", output.PluginName, ctx)
+		return output.Retry
 	}
 	var buf []byte
 	if data != nil {
