@@ -12,7 +12,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/valyala/fastjson"
+	"sync"
+
+	"github.com/journalship/journalship/integrity"
 )
 
 // Config bounds how much a look-behind reads.
@@ -42,10 +44,6 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// SeqDepth is how many sequenced lines a look-behind considers to find the
-// highest seq before a line.
-const SeqDepth = 4
-
 // ErrChanged means the file on disk no longer holds the line at the offset
 // Fluent Bit reported: it was truncated or rewritten. Nothing is judged.
 var ErrChanged = errors.New("journalfile: file content does not match the line at this offset")
@@ -56,9 +54,12 @@ type Before struct {
 	// when none precedes it in the file (AtStart).
 	SeqKnown bool
 	AtStart  bool
-	// PrevSeq is the highest seq among the last SeqDepth sequenced lines
-	// before the line (a stale line alone does not lower it).
+	// PrevSeq is the highest seq of the lines before the line within the
+	// window: exact when the window reaches the file's start (Exact), else
+	// the highest of the last Window bytes (stale lines do not lower it).
 	PrevSeq int64
+	// Exact is true when every line before was read.
+	Exact bool
 	// Model is the model of the nearest LLM_REQUEST before the line whose
 	// step_index is the requested step ("" when not found in the window).
 	Model string
@@ -66,8 +67,8 @@ type Before struct {
 
 // Reader performs look-behinds. It is safe for concurrent use.
 type Reader struct {
-	cfg  Config
-	pool fastjson.ParserPool
+	cfg        Config
+	validators sync.Pool
 }
 
 // New returns a Reader.
@@ -75,7 +76,12 @@ func New(cfg Config) (*Reader, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Reader{cfg: cfg}, nil
+	r := &Reader{cfg: cfg}
+	r.validators.New = func() any {
+		v, _ := integrity.New(integrity.DefaultConfig())
+		return v
+	}
+	return r, nil
 }
 
 // Lookbehind reads the file before offset, after checking that line really
@@ -107,41 +113,34 @@ func (r *Reader) Lookbehind(path string, offset int64, line []byte, step int64) 
 // buf ends just before the newline that ends the previous line; atFileStart
 // says whether buf begins at the file's first byte.
 func (r *Reader) scanBack(buf []byte, atFileStart bool, step int64) Before {
-	p := r.pool.Get()
-	defer r.pool.Put(p)
+	v := r.validators.Get().(*integrity.Validator)
+	defer r.validators.Put(v)
+	var a integrity.Arena
+	var ev integrity.Event
 	var b Before
 	needModel := step >= 0
-	seen := 0
-	for end := len(buf); end >= 0 && (seen < SeqDepth || needModel); {
+	for end := len(buf); end >= 0; {
 		i := bytes.LastIndexByte(buf[:end], '\n')
 		if i < 0 && !atFileStart {
 			break // the window's first line is partial
 		}
-		l := buf[i+1 : end]
+		l := bytes.TrimSuffix(buf[i+1:end], []byte("\r"))
 		end = i
-		v, err := p.ParseBytes(l)
-		if err != nil {
-			if i < 0 {
-				break
-			}
-			continue
+		a.Reset(0)
+		// The same rule as the pipeline: only a line that is not corrupt and
+		// carries a valid seq counts.
+		v.Validate(l, false, &a, &ev)
+		if ev.HasSeq && (!b.SeqKnown || ev.Seq > b.PrevSeq) {
+			b.SeqKnown, b.PrevSeq = true, ev.Seq
 		}
-		if seen < SeqDepth && v.Get("seq") != nil {
-			if seq, err := v.Get("seq").Int64(); err == nil && seq >= 0 {
-				if !b.SeqKnown || seq > b.PrevSeq {
-					b.PrevSeq = seq
-				}
-				b.SeqKnown = true
-				seen++
-			}
-		}
-		if needModel && string(v.GetStringBytes("type")) == "LLM_REQUEST" && v.GetInt64("step_index") == step {
-			b.Model, needModel = string(v.GetStringBytes("model")), false
+		if needModel && ev.Kind == integrity.KindLLMRequest && ev.HasStepIndex && ev.StepIndex == step {
+			b.Model, needModel = string(ev.Model), false
 		}
 		if i < 0 {
 			break
 		}
 	}
+	b.Exact = atFileStart
 	if !b.SeqKnown && atFileStart {
 		b.SeqKnown, b.AtStart = true, true
 	}

@@ -10,6 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// j makes a journal line: type, timestamp and the given fields.
+func j(typ string, fields string) string {
+	if fields != "" {
+		fields = "," + fields
+	}
+	return `{"type":"` + typ + `","timestamp":"2026-11-21T10:00:00Z"` + fields + `}`
+}
+
 func writeJournal(t *testing.T, lines ...string) (string, []int64) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
@@ -26,11 +34,11 @@ func writeJournal(t *testing.T, lines ...string) (string, []int64) {
 
 func TestLookbehind(t *testing.T) {
 	lines := []string{
-		`{"type":"SESSION_START","seq":0}`,
-		`{"type":"LLM_REQUEST","seq":1,"step_index":0,"model":"m-old"}`,
-		`{"type":"LLM_REQUEST","seq":2,"step_index":1,"model":"m-new"}`,
+		j("SESSION_START", `"seq":0`),
+		j("LLM_REQUEST", `"seq":1,"step_index":0,"model":"m-old"`),
+		j("LLM_REQUEST", `"seq":2,"step_index":1,"model":"m-new"`),
 		`{"type":"LLM_RESP`, // torn line, no seq
-		`{"type":"LLM_RESPONSE","seq":4,"step_index":1}`,
+		j("LLM_RESPONSE", `"seq":4,"step_index":1`),
 	}
 	path, offs := writeJournal(t, lines...)
 	r, err := New(DefaultConfig())
@@ -38,11 +46,11 @@ func TestLookbehind(t *testing.T) {
 
 	b, err := r.Lookbehind(path, offs[4], []byte(lines[4]), 1)
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Model: "m-new"}, b, "walks over the torn line")
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Model: "m-new", Exact: true}, b, "walks over the torn line")
 
 	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), 0)
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 1, Model: "m-old"}, b)
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 1, Model: "m-old", Exact: true}, b)
 
 	b, err = r.Lookbehind(path, 0, []byte(lines[0]), -1)
 	require.NoError(t, err)
@@ -50,17 +58,20 @@ func TestLookbehind(t *testing.T) {
 }
 
 func TestLookbehindAtStartWithoutSeq(t *testing.T) {
-	lines := []string{`garbage`, `{"type":"ERROR","seq":5}`}
+	lines := []string{`garbage`, j("ERROR", `"seq":5`), `{"seq":3}`}
 	path, offs := writeJournal(t, lines...)
 	r, _ := New(DefaultConfig())
 	b, err := r.Lookbehind(path, offs[1], []byte(lines[1]), -1)
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, AtStart: true}, b)
+	assert.Equal(t, Before{SeqKnown: true, AtStart: true, Exact: true}, b)
+	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), -1)
+	require.NoError(t, err)
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 5, Exact: true}, b)
 }
 
 func TestLookbehindWindowExhausted(t *testing.T) {
 	big := `{"type":"X","pad":"` + strings.Repeat("a", 8000) + `"}`
-	lines := []string{`{"seq":0}`, big, `{"seq":9}`}
+	lines := []string{j("ERROR", `"seq":0`), big, j("ERROR", `"seq":9`)}
 	path, offs := writeJournal(t, lines...)
 	r, err := New(Config{Window: 4096, FirstLineMax: 1024})
 	require.NoError(t, err)
@@ -70,11 +81,11 @@ func TestLookbehindWindowExhausted(t *testing.T) {
 }
 
 func TestLookbehindChangedFile(t *testing.T) {
-	path, offs := writeJournal(t, `{"seq":0}`, `{"seq":1}`)
+	path, offs := writeJournal(t, j("ERROR", `"seq":0`), j("ERROR", `"seq":1`))
 	r, _ := New(DefaultConfig())
 	_, err := r.Lookbehind(path, offs[1], []byte(`{"seq":7}`), -1)
 	assert.ErrorIs(t, err, ErrChanged)
-	_, err = r.Lookbehind(path, 3, []byte(`q":0}`), -1)
+	_, err = r.Lookbehind(path, 3, []byte(`ype"`), -1)
 	assert.ErrorIs(t, err, ErrChanged, "an offset inside a line is refused")
 	_, err = r.Lookbehind(filepath.Join(t.TempDir(), "gone"), 10, []byte("x"), -1)
 	assert.ErrorIs(t, err, os.ErrNotExist)
@@ -100,10 +111,14 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestLookbehindTakesTheHighestRecentSeq(t *testing.T) {
-	lines := []string{`{"seq":0}`, `{"seq":1}`, `{"seq":2}`, `{"seq":1,"type":"ERROR"}`, `{"seq":3}`}
+	lines := []string{j("E", `"seq":0`), j("E", `"seq":1`), j("E", `"seq":9`)}
+	for range 12 { // a long burst of stale lines
+		lines = append(lines, j("E", `"seq":2`))
+	}
+	lines = append(lines, j("E", `"seq":10`))
 	path, offs := writeJournal(t, lines...)
 	r, _ := New(DefaultConfig())
-	b, err := r.Lookbehind(path, offs[4], []byte(lines[4]), -1)
+	b, err := r.Lookbehind(path, offs[len(offs)-1], []byte(lines[len(lines)-1]), -1)
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2}, b, "the stale seq 1 does not hide seq 2")
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 9, Exact: true}, b, "stale seqs do not hide seq 9")
 }

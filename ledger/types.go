@@ -15,7 +15,7 @@ type Segment struct {
 	End      int64  // offset just past the last byte, >= Start
 	Lines    int    // number of lines in the range, >= 0
 	FirstSeq int64  // seq of the first line, -1 if it had none
-	LastSeq  int64  // seq of the last line, -1 if it had none
+	LastSeq  int64  // the highest seq up to the end of the range (the continuity state after its last line), -1 if none
 }
 
 // Range is a merged shipped range [Start, End) of one file.

@@ -22,7 +22,7 @@ var levels = map[string]level{"error": levelError, "warn": levelWarn, "warning":
 var levelTags = [...]string{"error", " warn", " info", "debug"}
 
 // logger writes lines the way Fluent Bit does:
-// [2026/11/22 03:00:00] [ warn] [output:journalship:journalship.0] message
+// [2026/11/22 03:00:00.123456789] [ warn] [output:journalship:journalship.0] message
 type logger struct {
 	mu    *sync.Mutex
 	w     io.Writer
@@ -43,7 +43,7 @@ func (l *logger) logf(lv level, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "[%s] [%s] [%s] %s\n", time.Now().Format("2006/01/02 15:04:05"), levelTags[lv], l.name, msg)
+	fmt.Fprintf(l.w, "[%s] [%s] [%s] %s\n", time.Now().Format("2006/01/02 15:04:05.000000000"), levelTags[lv], l.name, msg)
 }
 
 func (l *logger) Errorf(format string, args ...any) { l.logf(levelError, format, args...) }

@@ -184,3 +184,9 @@ func (i *Instance) Ship(ctx context.Context, recs []chunk.Record, tag string) (p
 
 // Ledger returns the instance's ledger (nil when Ledger_Path is none).
 func (i *Instance) Ledger() *ledger.Ledger { return i.ledger }
+
+// ShipSynthetic ships entries journalship writes itself (the finalizer's
+// truncated-tail markers, file summaries) through the instance's pipeline.
+func (i *Instance) ShipSynthetic(ctx context.Context, entries []pipeline.Synthetic) error {
+	return i.pipe.ShipSynthetic(ctx, entries)
+}

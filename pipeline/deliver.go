@@ -112,20 +112,25 @@ func (p *Pipeline) segments(w *work) []ledger.Segment {
 		if len(r.Path) == 0 || !r.HasOffset {
 			continue
 		}
-		seq := int64(-1)
+		seq, high := int64(-1), int64(-1)
 		if it.hasSeq {
 			seq = it.seq
 		}
+		// LastSeq is the highest seq so far, what continuity needs to judge
+		// the next line after a restart when the file is gone.
+		if it.after.Known && !it.after.AtStart {
+			high = it.after.Seq
+		}
 		end := r.Offset + int64(len(r.Line)) + 1
 		if cur != nil && cur.Path == string(r.Path) && r.Offset-cur.End >= 0 && r.Offset-cur.End <= 1 {
-			cur.End, cur.LastSeq = end, seq
+			cur.End, cur.LastSeq = end, high
 			cur.Lines++
 			continue
 		}
 		if cur != nil && cur.Path == string(r.Path) && r.Offset < cur.End {
 			continue // the same line twice in one chunk
 		}
-		w.segs = append(w.segs, ledger.Segment{Path: string(r.Path), Start: r.Offset, End: end, Lines: 1, FirstSeq: seq, LastSeq: seq})
+		w.segs = append(w.segs, ledger.Segment{Path: string(r.Path), Start: r.Offset, End: end, Lines: 1, FirstSeq: seq, LastSeq: high})
 		cur = &w.segs[len(w.segs)-1]
 	}
 	return w.segs

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -61,7 +62,13 @@ type RetryError struct {
 	Err   error
 }
 
-func (e *RetryError) Error() string { return fmt.Sprintf("retry (%s): %v", e.Cause, e.Err) }
+func (e *RetryError) Error() string {
+	var le *loki.RetryableError
+	if errors.As(e.Err, &le) {
+		return e.Err.Error() // it names its cause already
+	}
+	return fmt.Sprintf("retry (%s): %v", e.Cause, e.Err)
+}
 func (e *RetryError) Unwrap() error { return e.Err }
 
 // Retryable is always true.

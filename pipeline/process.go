@@ -152,7 +152,8 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, i int, prev integrity.Prev) 
 	} else {
 		p.buildEntry(w, f, i, j)
 	}
-	return prev.After(ev.Seq, ev.HasSeq)
+	it.after = prev.After(ev.Seq, ev.HasSeq)
+	return it.after
 }
 
 func annotsOf(ev *integrity.Event, j integrity.Judgement) annot {

@@ -50,6 +50,7 @@ type item struct {
 	missing   int64 // seqs a gap leaves out
 	seq       int64
 	hasSeq    bool
+	after     integrity.Prev // continuity state after the line: the highest seq so far
 	sent      bool  // in the batch
 	dlReason  string
 	dlStage   string

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/backfill"
+	"github.com/journalship/journalship/finalize"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
@@ -127,6 +128,20 @@ func (d *demo) ship(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(d.out, "   shipping again is a no-op: %d shipped, %d already in the ledger\n", st2.Shipped, st2.Skipped)
+	fcfg := finalize.DefaultConfig()
+	fcfg.StaleAfter = 0 // the sample's writers are all gone
+	var quiet strings.Builder
+	outs, err := finalizePaths(ctx, get, fcfg, &quiet, filepath.Join(d.dir, "sessions"))
+	if err != nil {
+		return err
+	}
+	tails := 0
+	for _, o := range outs {
+		if o.TailBytes > 0 {
+			tails++
+		}
+	}
+	fmt.Fprintf(d.out, "   the finalizer accounted for %d finished files and marked %d torn last line(s) in Loki\n", len(outs), tails)
 	return nil
 }
 
@@ -143,7 +158,13 @@ func (d *demo) report(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "\n4. what landed in Loki\n\n   %d lines   %s\n", len(all), sel)
+	markers := 0
+	for _, e := range all {
+		if e.Stream["event_type"] == "truncated_tail" {
+			markers++
+		}
+	}
+	fmt.Fprintf(d.out, "\n4. what landed in Loki\n\n   %d journal lines + %d truncated-tail markers   %s\n", len(all)-markers, markers, sel)
 	if err := d.table(ctx, "lines by event type", `sum by (event_type) (count_over_time(`+sel+` `+rng+`))`, "event_type"); err != nil {
 		return err
 	}
@@ -241,8 +262,11 @@ func (d *demo) timeline(all []lokiquery.Entry) error {
 		if e.Metadata["session_id"] != crashed.SessionID {
 			continue
 		}
-		fmt.Fprintf(d.out, "   %s  seq %-3s %-20s %s\n", e.Time.UTC().Format("15:04:05.000"), e.Metadata["seq"], e.Stream["event_type"], e.Metadata["annotations"])
+		detail := e.Metadata["annotations"]
+		if e.Stream["event_type"] == "truncated_tail" {
+			detail += "  " + e.Line
+		}
+		fmt.Fprintf(d.out, "   %s  seq %-3s %-20s %s\n", e.Time.UTC().Format("15:04:05.000"), e.Metadata["seq"], e.Stream["event_type"], detail)
 	}
-	fmt.Fprintf(d.out, "   (then %d bytes of a torn last line: shipped by the finalizer, issue 3)\n", len(crashed.PartialTail))
 	return nil
 }

@@ -1,0 +1,141 @@
+package finalize
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/journalship/journalship/backfill"
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/pipeline"
+)
+
+// account ships what is left of a finished file and marks it finished.
+func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Outcome) error {
+	r, err := backfill.New(f.cfg.Backfill, f.ship, f.ledger)
+	if err != nil {
+		return err
+	}
+	st, err := r.Run(ctx, path)
+	if err != nil {
+		return err
+	}
+	o.ShippedLines = st.Shipped + st.DeadLettered
+	if len(s.tail) > 0 {
+		if err := f.shipTail(ctx, path, s); err != nil {
+			return err
+		}
+		o.TailBytes = len(s.tail)
+	}
+	if err := f.fillBlankGaps(ctx, path, s); err != nil {
+		return err
+	}
+	after, err := snapshotOf(path)
+	if err != nil {
+		return fmt.Errorf("finalize: %w", err)
+	}
+	if after.size != s.size || !after.mtime.Equal(s.mtime) {
+		return ErrChanged
+	}
+	if err := f.ledger.MarkFinished(ctx, path, s.size, s.tailFrom); err != nil {
+		return fmt.Errorf("finalize: %s: %w", path, err)
+	}
+	return nil
+}
+
+// tailEntry is the text of the truncated_tail entry.
+type tailEntry struct {
+	Journalship string `json:"journalship"`
+	File        string `json:"file"`
+	Offset      int64  `json:"offset"`
+	Bytes       int    `json:"bytes"`
+	Preview     string `json:"preview"`
+	LastSeq     *int64 `json:"last_seq"`
+}
+
+// shipTail ships the entry that marks where the session was cut off. It is
+// stamped with the file's modification time (when the writer stopped), so
+// a second run ships an identical entry, which Loki stores once.
+func (f *Finalizer) shipTail(ctx context.Context, path string, s snapshot) error {
+	te := tailEntry{Journalship: "truncated_tail", File: path, Offset: s.tailFrom, Bytes: len(s.tail), Preview: Preview(s.tail, f.cfg.PreviewBytes)}
+	if b, err := f.reader.Lookbehind(path, s.tailFrom, s.tail, -1); err == nil && b.SeqKnown && !b.AtStart {
+		te.LastSeq = &b.PrevSeq
+	}
+	line, err := json.Marshal(te)
+	if err != nil {
+		return err
+	}
+	return f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "truncated_tail", Time: s.mtime,
+		Line: line, Offset: s.tailFrom, HasOffset: true, Annotations: []string{"truncated_tail"}}})
+}
+
+// Preview renders up to max bytes of b safely: printable UTF-8 as is,
+// anything else escaped (\x00, \n, \ufffd...).
+func Preview(b []byte, max int) string {
+	cut := len(b) > max
+	if cut {
+		b = b[:max]
+	}
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			out = append(out, `\x`...)
+			out = append(out, "0123456789abcdef"[b[0]>>4], "0123456789abcdef"[b[0]&15])
+		case r < 0x20 || r == 0x7f || r == '\\':
+			q := strconv.QuoteRune(r)
+			out = append(out, q[1:len(q)-1]...)
+		default:
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	if cut {
+		out = append(out, "…"...)
+	}
+	return string(out)
+}
+
+// fillBlankGaps records as accounted for the bytes between shipped ranges
+// that hold no line: empty lines and the \r\n ends that tail skips or
+// strips. Anything else left between ranges stays a gap, and MarkFinished
+// then refuses, so no unshipped line is ever claimed.
+func (f *Finalizer) fillBlankGaps(ctx context.Context, path string, s snapshot) error {
+	st, err := f.ledger.File(ctx, path)
+	if err != nil {
+		return err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	var segs []ledger.Segment
+	prev := int64(0)
+	for _, rg := range append(st.Ranges, ledger.Range{Start: s.tailFrom, End: s.tailFrom}) {
+		if rg.Start > prev && rg.Start <= s.tailFrom && rg.Start-prev <= 4096 {
+			buf := make([]byte, rg.Start-prev)
+			if _, err := fh.ReadAt(buf, prev); err == nil && blank(buf) {
+				segs = append(segs, ledger.Segment{Path: path, Start: prev, End: rg.Start, FirstSeq: -1, LastSeq: -1})
+			}
+		}
+		prev = max(prev, rg.End)
+	}
+	if len(segs) == 0 {
+		return nil
+	}
+	return f.ledger.Record(ctx, segs)
+}
+
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != '\n' && c != '\r' && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}

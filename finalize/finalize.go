@@ -1,0 +1,160 @@
+// Package finalize accounts for the end of journal files. Fluent Bit's tail
+// input never emits a last line without its newline, so the line a crashed
+// writer left half-written would never reach Loki. Once a file is finished
+// — its session ended, its job is terminal, a newer session file stands
+// beside it, or its partial last line has not grown for StaleAfter (writers
+// append whole lines, so a tail that stays partial means the writer died
+// mid-append) — the finalizer ships its unshipped complete lines, ships one
+// truncated_tail entry for the partial line so Grafana shows where the
+// session was cut off, and records in the ledger that the whole file is
+// accounted for. It is idempotent and never touches a file that changes
+// while it works. The CLI and the retention agent share it.
+package finalize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/journalship/journalship/backfill"
+	"github.com/journalship/journalship/journalfile"
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/pipeline"
+)
+
+// Config tunes the finalizer.
+type Config struct {
+	// StaleAfter is how long a partial last line must stay unchanged before
+	// the writer is taken for dead. Default 10m.
+	StaleAfter time.Duration
+	// PreviewBytes bounds the escaped preview of a partial tail. Default 200
+	// (the seed's rawPreview).
+	PreviewBytes int
+	// Backfill ships the unshipped complete lines.
+	Backfill backfill.Config
+	// Now is the clock.
+	Now func() time.Time
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{StaleAfter: 10 * time.Minute, PreviewBytes: 200, Backfill: backfill.DefaultConfig(), Now: time.Now}
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if c.StaleAfter < 0 || c.PreviewBytes < 16 || c.Now == nil {
+		return errors.New("finalize: stale-after >= 0, preview bytes >= 16 and a clock are required")
+	}
+	return c.Backfill.Validate()
+}
+
+// Shipper is what the finalizer ships through (*pipeline.Pipeline, or an
+// output.Instance).
+type Shipper interface {
+	backfill.Shipper
+	ShipSynthetic(ctx context.Context, entries []pipeline.Synthetic) error
+}
+
+// Ledger is the part of the ledger the finalizer uses.
+type Ledger interface {
+	File(ctx context.Context, path string) (ledger.FileState, error)
+	Record(ctx context.Context, segs []ledger.Segment) error
+	MarkFinished(ctx context.Context, path string, size, tailFrom int64) error
+}
+
+// JobStatus tells whether a job is terminal. JournalStatus reads it from the
+// journals; the retention agent may use PostgreSQL.
+type JobStatus interface {
+	Terminal(ctx context.Context, jobDir string) (bool, error)
+}
+
+// Outcome is what the finalizer did with one file.
+type Outcome struct {
+	Path string
+	// Finished is true when the file is (now or already) fully accounted for.
+	Finished bool
+	// Why names the rule that made the file finished, or why it is not.
+	Why          string
+	ShippedLines int
+	// TailBytes is the size of the partial last line marked, 0 if none.
+	TailBytes int
+}
+
+// Finalizer finishes files.
+type Finalizer struct {
+	cfg    Config
+	ship   Shipper
+	ledger Ledger
+	status JobStatus
+	reader *journalfile.Reader
+}
+
+// New returns a Finalizer. status may be nil (the job rule is then not used).
+func New(cfg Config, ship Shipper, l Ledger, status JobStatus) (*Finalizer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if ship == nil || l == nil {
+		return nil, errors.New("finalize: a shipper and a ledger are required")
+	}
+	r, err := journalfile.New(journalfile.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	return &Finalizer{cfg: cfg, ship: ship, ledger: l, status: status, reader: r}, nil
+}
+
+// Run finalizes every journal file under paths (see backfill.Discover).
+func (f *Finalizer) Run(ctx context.Context, paths ...string) ([]Outcome, error) {
+	files, err := backfill.Discover(paths...)
+	if err != nil {
+		return nil, err
+	}
+	var out []Outcome
+	for _, p := range files {
+		o, err := f.File(ctx, p)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// ErrChanged means the file changed while it was being finalized: a writer
+// is still appending. Nothing was marked; the next run tries again.
+var ErrChanged = errors.New("finalize: file changed while being finalized")
+
+// File finalizes one file if it is finished.
+func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
+	o := Outcome{Path: path}
+	before, err := snapshotOf(path)
+	if err != nil {
+		return o, fmt.Errorf("finalize: %w", err)
+	}
+	st, err := f.ledger.File(ctx, path)
+	if err != nil {
+		return o, fmt.Errorf("finalize: ledger for %s: %w", path, err)
+	}
+	if st.Finished && st.Size == before.size {
+		o.Finished, o.Why = true, "already finished"
+		return o, nil
+	}
+	why, err := f.finished(ctx, path, before)
+	if err != nil || why == "" {
+		o.Why = "still being written"
+		return o, err
+	}
+	o.Why = why
+	if err := f.account(ctx, path, before, &o); err != nil {
+		if errors.Is(err, ErrChanged) {
+			o.Why = "changed while being finalized"
+			return o, nil
+		}
+		return o, err
+	}
+	o.Finished = true
+	return o, nil
+}

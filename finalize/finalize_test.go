@@ -1,0 +1,250 @@
+package finalize
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/internal/lokiproc"
+	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/output"
+	"github.com/journalship/journalship/pipeline"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	job  = "01956a3b-7c4d-7e8f-9a1b-2c3d4e5f6789"
+	sess = "01956a3b-8000-7000-8000-000000000001"
+)
+
+func ev(typ string, seq int, extra string) string {
+	if extra != "" {
+		extra = "," + extra
+	}
+	ts := time.Now().Add(-time.Hour).Add(time.Duration(seq) * time.Second).UTC().Format(time.RFC3339Nano)
+	return `{"type":"` + typ + `","timestamp":"` + ts + `","job_id":"` + job + `","session_id":"` + sess + `","seq":` + string(rune('0'+seq)) + extra + `}`
+}
+
+var start = ev("SESSION_START", 0, `"buffer_schema_version":1,"agent_id":"01956a3b-9000-7000-8000-000000000002","pod_name":"p1"`)
+
+type env struct {
+	root   string
+	loki   *lokiproc.Loki
+	inst   *output.Instance
+	ledger *ledger.Ledger
+	now    time.Time
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	l := lokiproc.ForTest(t, lokiproc.Config{})
+	dir := t.TempDir()
+	settings := map[string]string{"loki_url": l.URL, "ledger_path": filepath.Join(dir, "ledger.db"),
+		"dead_letter_path": filepath.Join(dir, "dl.jsonl"), "metrics_address": "off", "log_level": "error"}
+	inst, err := output.NewInstance(func(k string) string { return settings[strings.ToLower(k)] })
+	require.NoError(t, err)
+	t.Cleanup(func() { inst.Close() })
+	root := filepath.Join(dir, "sessions", job)
+	require.NoError(t, os.MkdirAll(root, 0o755))
+	return &env{root: root, loki: l, inst: inst, ledger: inst.Ledger(), now: time.Now()}
+}
+
+func (e *env) write(t *testing.T, name string, content string, age time.Duration) string {
+	t.Helper()
+	p := filepath.Join(e.root, name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	mt := e.now.Add(-age)
+	require.NoError(t, os.Chtimes(p, mt, mt))
+	return p
+}
+
+func (e *env) finalizer(t *testing.T, ship Shipper, status JobStatus) *Finalizer {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Now = func() time.Time { return e.now }
+	if ship == nil {
+		ship = e.inst
+	}
+	f, err := New(cfg, ship, e.ledger, status)
+	require.NoError(t, err)
+	return f
+}
+
+func (e *env) entries(t *testing.T, want int) []lokiquery.Entry {
+	t.Helper()
+	q := &lokiquery.Client{URL: e.loki.URL}
+	got, err := q.WaitFor(context.Background(), `{service_name="agent-sessions"}`, e.now.Add(-3*time.Hour), e.now.Add(time.Minute), want, 20*time.Second)
+	require.NoError(t, err)
+	return got
+}
+
+func TestCrashedSessionIsCutOffVisibly(t *testing.T) {
+	e := newEnv(t)
+	tail := `{"type":"TOOL_RESULT","inv` + "\x00\n"[:1]
+	path := e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\n"+ev("ERROR", 1, "")+"\n"+tail, 20*time.Minute)
+	f := e.finalizer(t, nil, nil)
+
+	o, err := f.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.Equal(t, Outcome{Path: path, Finished: true, Why: "partial last line unchanged for 10m0s", ShippedLines: 2, TailBytes: len(tail)}, o)
+
+	got := e.entries(t, 3)
+	require.Len(t, got, 3)
+	var marker lokiquery.Entry
+	for _, en := range got {
+		if en.Stream["event_type"] == "truncated_tail" {
+			marker = en
+		}
+	}
+	assert.Equal(t, `{"journalship":"truncated_tail","file":"`+path+`","offset":`+itoa(len(start)+len(ev("ERROR", 1, ""))+2)+`,"bytes":`+itoa(len(tail))+`,"preview":"{\"type\":\"TOOL_RESULT\",\"inv\\x00","last_seq":1}`, marker.Line)
+	assert.Equal(t, sess, marker.Metadata["session_id"], "in the session's audit trail")
+	assert.Equal(t, job, marker.Metadata["job_id"])
+	assert.Equal(t, "truncated_tail", marker.Metadata["annotations"])
+
+	st, err := e.ledger.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.True(t, st.Finished)
+
+	// Idempotent: nothing more is shipped.
+	o, err = f.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.Equal(t, "already finished", o.Why)
+	time.Sleep(500 * time.Millisecond)
+	assert.Len(t, e.entries(t, 3), 3)
+}
+
+func itoa(n int) string {
+	s := ""
+	for ; n > 0; n /= 10 {
+		s = string(rune('0'+n%10)) + s
+	}
+	return s
+}
+
+func TestRules(t *testing.T) {
+	e := newEnv(t)
+	ended := start + "\n" + ev("SESSION_END", 1, `"reason":"approval_pause","total_events":2`) + "\n"
+	fresh := start + "\n" + `{"type":"LLM_RE`
+	cases := []struct {
+		name, file, content string
+		age                 time.Duration
+		status              JobStatus
+		finished            bool
+		why                 string
+	}{
+		{"session ended", "session_20261121T090000Z_a.jsonl", ended, 0, nil, true, "session ended"},
+		{"fresh partial tail", "session_20261121T100000Z_b.jsonl", fresh, time.Second, nil, false, "still being written"},
+		{"open session, no tail", "session_20261121T100001Z_c.jsonl", start + "\n", time.Hour, nil, false, "still being written"},
+		{"job terminal", "session_20261121T100002Z_d.jsonl", start + "\n", 0, fixedStatus(true), true, "job is terminal"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := e.write(t, tc.file, tc.content, tc.age)
+			defer os.Remove(path)
+			o, err := e.finalizer(t, nil, tc.status).File(context.Background(), path)
+			require.NoError(t, err)
+			assert.Equal(t, tc.finished, o.Finished)
+			assert.Equal(t, tc.why, o.Why)
+			st, err := e.ledger.File(context.Background(), path)
+			require.NoError(t, err)
+			assert.Equal(t, tc.finished, st.Finished)
+		})
+	}
+}
+
+type fixedStatus bool
+
+func (s fixedStatus) Terminal(context.Context, string) (bool, error) { return bool(s), nil }
+
+func TestNewerSessionBesideFinishesTheOlder(t *testing.T) {
+	e := newEnv(t)
+	old := e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\n"+`{"type":"TOOL_ST`, time.Second)
+	f := e.finalizer(t, nil, nil)
+	o, err := f.File(context.Background(), old)
+	require.NoError(t, err)
+	assert.False(t, o.Finished, "fresh tail, no newer file yet")
+	e.write(t, "session_20261121T101500Z_p2.jsonl", start+"\n", 0)
+	o, err = f.File(context.Background(), old)
+	require.NoError(t, err)
+	assert.Equal(t, "a newer session file stands beside it", o.Why)
+	assert.True(t, o.Finished)
+}
+
+func TestJournalStatus(t *testing.T) {
+	dir := t.TempDir()
+	s := JournalStatus{}
+	term, err := s.Terminal(context.Background(), dir)
+	require.NoError(t, err)
+	assert.False(t, term, "no sessions")
+	write := func(name, content string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+	}
+	write("session_20261121T090000Z_a.jsonl", start+"\n"+ev("SESSION_END", 1, `"reason":"completed","total_events":2`)+"\n")
+	term, _ = s.Terminal(context.Background(), dir)
+	assert.True(t, term)
+	write("session_20261121T100000Z_b.jsonl", start+"\n"+ev("SESSION_END", 1, `"reason":"approval_pause","total_events":2`)+"\n")
+	term, _ = s.Terminal(context.Background(), dir)
+	assert.False(t, term, "the latest session paused for approval")
+	write("session_20261121T110000Z_c.jsonl", start+"\n"+ev("SESSION_END", 1, `"reason":"cancelled","total_events":2`)+"\n")
+	term, _ = s.Terminal(context.Background(), dir)
+	assert.True(t, term, "resumed after approval, then cancelled")
+}
+
+// appendingShipper is a writer still appending while the finalizer ships.
+type appendingShipper struct {
+	Shipper
+	path string
+}
+
+func (a appendingShipper) Ship(ctx context.Context, recs []chunk.Record, tag string) (pipeline.Result, error) {
+	fh, err := os.OpenFile(a.path, os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		fh.WriteString("more\n")
+		fh.Close()
+	}
+	return a.Shipper.Ship(ctx, recs, tag)
+}
+
+func TestFileChangingMeanwhileIsNotMarked(t *testing.T) {
+	e := newEnv(t)
+	path := e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\n"+`{"type":"TOOL_ST`, time.Hour)
+	o, err := e.finalizer(t, appendingShipper{Shipper: e.inst, path: path}, nil).File(context.Background(), path)
+	require.NoError(t, err)
+	assert.False(t, o.Finished)
+	assert.Equal(t, "changed while being finalized", o.Why)
+	st, err := e.ledger.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.False(t, st.Finished)
+}
+
+func TestBlankLinesAndCRLFAreAccountedFor(t *testing.T) {
+	e := newEnv(t)
+	path := e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\r\n\r\n\n"+ev("ERROR", 1, "")+"\r\n"+ev("SESSION_END", 2, `"reason":"completed","total_events":3`)+"\r\n", 0)
+	o, err := e.finalizer(t, nil, nil).File(context.Background(), path)
+	require.NoError(t, err)
+	assert.True(t, o.Finished, o.Why)
+	st, err := e.ledger.File(context.Background(), path)
+	require.NoError(t, err)
+	info, _ := os.Stat(path)
+	assert.Equal(t, info.Size(), st.Watermark, "every byte accounted for")
+}
+
+func TestPreview(t *testing.T) {
+	assert.Equal(t, `{"a":\x00\n\\ é\xff`, Preview([]byte("{\"a\":\x00\n\\ é\xff"), 200))
+	assert.Equal(t, "abc…", Preview([]byte("abcdef"), 3))
+}
+
+func TestConfig(t *testing.T) {
+	assert.NoError(t, DefaultConfig().Validate())
+	c := DefaultConfig()
+	c.PreviewBytes = 1
+	assert.Error(t, c.Validate())
+	_, err := New(DefaultConfig(), nil, nil, nil)
+	assert.Error(t, err)
+}

@@ -1,0 +1,159 @@
+package finalize
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/valyala/fastjson"
+)
+
+// snapshot is what a file looked like at one moment.
+type snapshot struct {
+	size     int64
+	mtime    time.Time
+	tailFrom int64 // offset after the last newline
+	lastLine []byte
+	tail     []byte
+}
+
+// snapshotOf reads the file's size, mtime, last complete line and partial
+// tail (reading backwards, at most 1 MiB).
+func snapshotOf(path string) (snapshot, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return snapshot{}, err
+	}
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return snapshot{}, err
+	}
+	if !info.Mode().IsRegular() {
+		return snapshot{}, errors.New(path + " is not a regular file")
+	}
+	s := snapshot{size: info.Size(), mtime: info.ModTime()}
+	start := max(0, s.size-(1<<20))
+	buf := make([]byte, s.size-start)
+	if _, err := fh.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+		return snapshot{}, err
+	}
+	nl := bytes.LastIndexByte(buf, '\n')
+	if nl < 0 {
+		if start > 0 {
+			return snapshot{}, errors.New(path + ": no newline in the last MiB")
+		}
+		s.tail = buf
+		return s, nil
+	}
+	s.tailFrom, s.tail = start+int64(nl)+1, buf[nl+1:]
+	prev := bytes.LastIndexByte(buf[:nl], '\n')
+	s.lastLine = bytes.TrimSuffix(buf[prev+1:nl], []byte("\r"))
+	return s, nil
+}
+
+// finished returns the rule that makes the file finished, or "".
+func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (string, error) {
+	if len(s.tail) == 0 && isSessionEnd(s.lastLine) {
+		return "session ended", nil
+	}
+	if newerSessionBeside(path) {
+		return "a newer session file stands beside it", nil
+	}
+	if f.status != nil {
+		terminal, err := f.status.Terminal(ctx, filepath.Dir(path))
+		if err != nil {
+			return "", err
+		}
+		if terminal {
+			return "job is terminal", nil
+		}
+	}
+	if len(s.tail) > 0 && f.cfg.Now().Sub(s.mtime) >= f.cfg.StaleAfter {
+		return "partial last line unchanged for " + f.cfg.StaleAfter.String(), nil
+	}
+	return "", nil
+}
+
+func isSessionEnd(line []byte) bool {
+	v, err := fastjson.ParseBytes(line)
+	return err == nil && string(v.GetStringBytes("type")) == "SESSION_END"
+}
+
+// newerSessionBeside tells whether the job directory holds a session file
+// named later than path (session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl sorts by
+// start time).
+func newerSessionBeside(path string) bool {
+	base := filepath.Base(path)
+	if !strings.HasPrefix(base, "session_") {
+		return false
+	}
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && strings.HasPrefix(n, "session_") && strings.HasSuffix(n, ".jsonl") && sessionKey(n) > sessionKey(base) {
+			return true
+		}
+	}
+	return false
+}
+
+// JournalStatus reads whether a job is terminal from its journals: the
+// latest session ended with completed, failed or cancelled
+// (approval_pause is not terminal).
+type JournalStatus struct{}
+
+// Terminal implements JobStatus.
+func (JournalStatus) Terminal(_ context.Context, jobDir string) (bool, error) {
+	latest, err := latestSession(jobDir)
+	if err != nil || latest == "" {
+		return false, err
+	}
+	s, err := snapshotOf(latest)
+	if err != nil || len(s.tail) > 0 {
+		return false, nil
+	}
+	v, err := fastjson.ParseBytes(s.lastLine)
+	if err != nil || string(v.GetStringBytes("type")) != "SESSION_END" {
+		return false, nil
+	}
+	switch string(v.GetStringBytes("reason")) {
+	case "completed", "failed", "cancelled":
+		return true, nil
+	}
+	return false, nil
+}
+
+func latestSession(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	latest := ""
+	for _, e := range entries {
+		if n := e.Name(); e.Type().IsRegular() && strings.HasPrefix(n, "session_") && strings.HasSuffix(n, ".jsonl") && n > latest {
+			latest = n
+		}
+	}
+	if latest == "" {
+		return "", nil
+	}
+	return filepath.Join(dir, latest), nil
+}
+
+// sessionKey is the part of a session file name that sorts by start time.
+func sessionKey(name string) string {
+	const n = len("session_YYYYMMDDTHHMMSSZ")
+	if len(name) < n {
+		return name
+	}
+	return name[:n]
+}
