@@ -12,7 +12,9 @@ const usage = `journalship ships AI-agent session journals to Grafana Loki.
 
 Usage:
   journalship ship [settings] DIR|FILE...   ship journal files (resumable from the ledger)
+  journalship finalize [settings] DIR|FILE... account for finished files: ship what is left, mark torn last lines
   journalship demo [flags]                  start a local Loki, ship a sample, show what landed
+  journalship verify [--json] PATH...       check journal files' integrity (exit 0 clean, 1 warnings, 2 corrupt)
   journalship settings                      list every setting with its default
   journalship help
 
@@ -29,8 +31,12 @@ func main() {
 	switch os.Args[1] {
 	case "ship":
 		err = runShip(os.Args[2:])
+	case "finalize":
+		err = runFinalize(os.Args[2:])
 	case "demo":
 		err = runDemo(os.Args[2:])
+	case "verify":
+		os.Exit(runVerify(os.Args[2:], os.Stdout, os.Stderr))
 	case "settings":
 		printSettings(os.Stdout)
 	case "help", "-h", "--help":

@@ -1,0 +1,154 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// File audits the journal at path, streaming it in bounded memory. A file
+// that cannot be read still gets a Report (severity "unreadable", the cause
+// in Problems) together with an *Error saying why; an invalid cfg gives an
+// *Error of kind ErrInvalid and an empty Report.
+func File(path string, cfg Config) (Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return Report{Path: path}, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return unreadable(path, nil, cfg, &Error{Op: "stat", Path: path, Kind: classify(err), Err: err}, cause(err))
+	}
+	if !st.Mode().IsRegular() {
+		e := &Error{Op: "stat", Path: path, Kind: ErrNotRegular, Err: fmt.Errorf("%s", fileType(st.Mode()))}
+		return unreadable(path, st, cfg, e, "not a regular file ("+fileType(st.Mode())+")")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return unreadable(path, st, cfg, &Error{Op: "open", Path: path, Kind: classify(err), Err: err}, cause(err))
+	}
+	defer f.Close()
+	r, err := read(f, path, cfg)
+	r.ModTime = st.ModTime().UTC()
+	return r, err
+}
+
+// Reader audits a journal read from r; name is its Path in the report.
+// A read error yields the report so far, with severity "unreadable", and
+// an *Error.
+func Reader(r io.Reader, name string, cfg Config) (Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return Report{Path: name}, err
+	}
+	return read(r, name, cfg)
+}
+
+func read(r io.Reader, name string, cfg Config) (Report, error) {
+	a, err := newAuditor(cfg, name)
+	if err != nil {
+		return Report{Path: name}, err
+	}
+	defer a.release()
+	rerr := a.run(r)
+	if rerr != nil {
+		a.problem("read failed at offset " + fmt.Sprint(a.r.Size) + ": " + cause(rerr))
+	}
+	rep := a.finish(rerr != nil)
+	if rerr != nil {
+		return rep, &Error{Op: "read", Path: name, Kind: classify(rerr), Err: rerr}
+	}
+	return rep, nil
+}
+
+// finish settles the tail and applies the seed's assessment.
+func (a *auditor) finish(failed bool) Report {
+	r := &a.r
+	if a.pending {
+		r.TailTruncated = true
+		r.TailOffset, r.TailBytes, r.TailPreview = a.pendIssue.Offset, int(a.pendLength), a.pendIssue.Preview
+	}
+	if a.dropped > 0 {
+		r.Problems = append(r.Problems, fmt.Sprintf("%d more problems not listed", a.dropped))
+	}
+	r.SchemaVersion = a.version
+	r.BestEffort = a.hasVersion && !a.v.KnownVersion(a.version)
+	a.recovery.report(r)
+	assess(r, a.cfg)
+	if failed {
+		r.Severity, r.UsableForRecovery = SeverityUnreadable, false
+	}
+	r.SizeAlert = r.Size > a.cfg.FileSizeAlert
+	normalize(r)
+	return *r
+}
+
+// assess is the seed's assessBufferIntegrity (severity, ratio) and
+// shouldUseBufferForRecovery.
+func assess(r *Report, cfg Config) {
+	if r.TotalLines == 0 {
+		r.CorruptionRatio, r.Severity, r.UsableForRecovery = 0, SeverityUnreadable, false
+		return
+	}
+	r.CorruptionRatio = float64(r.CorruptLines) / float64(r.TotalLines)
+	switch {
+	case r.CorruptLines == 0 && r.TailTruncated:
+		r.Severity = SeverityTruncatedTail
+	case r.CorruptionRatio > DefaultCorruptionThreshold: // the seed's literal 0.1
+		r.Severity = SeverityCorruptInterior
+	case r.CorruptLines > 0:
+		r.Severity = SeverityCorruptInterior
+	default:
+		r.Severity = SeverityNone
+	}
+	r.UsableForRecovery = r.Severity != SeverityUnreadable && !(r.CorruptionRatio > cfg.CorruptionThreshold)
+}
+
+// unreadable is the report on a file that could not be read.
+func unreadable(path string, st fs.FileInfo, cfg Config, err error, problem string) (Report, error) {
+	r := Report{Path: path, Severity: SeverityUnreadable, Problems: []string{problem}}
+	if st != nil {
+		r.Size, r.ModTime = st.Size(), st.ModTime().UTC()
+		r.SizeAlert = r.Size > cfg.FileSizeAlert
+	}
+	normalize(&r)
+	return r, err
+}
+
+// normalize gives every list a non-nil value, so JSON shows [] not null.
+func normalize(r *Report) {
+	if r.SeqGaps == nil {
+		r.SeqGaps = []Gap{}
+	}
+	if r.CompletedAfterCheckpoint == nil {
+		r.CompletedAfterCheckpoint = []string{}
+	}
+	if r.StartedNotFinished == nil {
+		r.StartedNotFinished = []ToolCall{}
+	}
+	if r.CorruptDetails == nil {
+		r.CorruptDetails = []LineIssue{}
+	}
+	if r.SchemaInvalidDetails == nil {
+		r.SchemaInvalidDetails = []LineIssue{}
+	}
+	if r.Problems == nil {
+		r.Problems = []string{}
+	}
+}
+
+// fileType names a non-regular file's type.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	}
+	return "irregular file"
+}

@@ -1,0 +1,115 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// jsSpace reports whether r is removed by JavaScript's String.prototype.trim
+// (ECMAScript WhiteSpace and LineTerminator).
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+// jsTrim trims b as JavaScript's trim trims the string Node decodes from b.
+// An invalid byte decodes to U+FFFD, which is not a space, so it stops the
+// trim as its replacement would.
+func jsTrim(b []byte) []byte {
+	for len(b) > 0 {
+		r, n := rune(b[0]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(b)
+		}
+		if !jsSpace(r) || r == utf8.RuneError {
+			break
+		}
+		b = b[n:]
+	}
+	for len(b) > 0 {
+		r, n := rune(b[len(b)-1]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeLastRune(b)
+		}
+		if !jsSpace(r) || r == utf8.RuneError {
+			break
+		}
+		b = b[:len(b)-n]
+	}
+	return b
+}
+
+// Reasons the seed's parseLine refuses a line, when the shipper's
+// validator did not already give one.
+const (
+	reasonNotJSON   = "not JSON"
+	reasonNotObject = "not a JSON object"
+	reasonNoType    = `no string "type"`
+	reasonNoTime    = `no string "timestamp"`
+	reasonTooLong   = "longer than MaxLineBytes"
+	reasonDupType   = `duplicate "type": the last value is not a string`
+	reasonDupTime   = `duplicate "timestamp": the last value is not a string`
+)
+
+// seedParse applies the seed's parseLine to a trimmed, non-empty line:
+// JSON.parse must accept it and yield an object whose "type" and
+// "timestamp" (the last of duplicate keys) are strings. It returns "" when
+// the line is valid, else the reason. It allocates; it runs only on lines
+// where the validator and the seed may disagree.
+func seedParse(t []byte) string {
+	if !json.Valid(t) {
+		return reasonNotJSON
+	}
+	if t[0] != '{' {
+		return reasonNotObject
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(t, &obj); err != nil {
+		return reasonNotJSON
+	}
+	if v, ok := obj["type"]; !ok || !isJSONString(v) {
+		return reasonNoType
+	}
+	if v, ok := obj["timestamp"]; !ok || !isJSONString(v) {
+		return reasonNoTime
+	}
+	return ""
+}
+
+func isJSONString(v json.RawMessage) bool {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	return len(v) > 0 && v[0] == '"'
+}
+
+// seedView is the line as the seed's reader sees it: trimmed, with invalid
+// UTF-8 replaced by U+FFFD as Node's decoder does.
+func seedView(t []byte) []byte {
+	if utf8.Valid(t) {
+		return t
+	}
+	return bytes.ToValidUTF8(t, []byte("\uFFFD"))
+}
+
+// hasControl reports whether b holds a byte below 0x20 (tab, CR and the
+// other control characters), eight bytes at a time.
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		if (w-0x20*ones)&^w&highs != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/journalship/journalship/internal/sample"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fixtureDir writes the sample package's golden corpus into a temp
+// directory and makes it the working directory.
+func fixtureDir(t *testing.T) *sample.Corpus {
+	t.Helper()
+	c, err := sample.Generate(sample.FixtureConfig())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, c.WriteTo(dir))
+	t.Chdir(dir)
+	return c
+}
+
+func runV(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := runVerify(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestVerifyTableOnTheFixtureCorpus(t *testing.T) {
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	want, err := os.ReadFile(filepath.Join(wd, "..", "..", "audit", "testdata", "fixture_table.golden"))
+	require.NoError(t, err)
+	fixtureDir(t)
+
+	code, out, errs := runV(t, ".")
+	assert.Equal(t, exitWarnings, code, "the fixture has a crash, gaps, a torn line: warnings only")
+	assert.Equal(t, string(want), out, "the table is audit's golden rendering")
+	assert.Regexp(t, `^verified 7 files, 0\.10 MB in \S+ \(\d+\.\d MB/s\)\n$`, errs)
+}
+
+func TestVerifyJSON(t *testing.T) {
+	c := fixtureDir(t)
+	code, out, _ := runV(t, "--json", ".")
+	assert.Equal(t, exitWarnings, code)
+
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	var files []map[string]any
+	var summary map[string]any
+	for sc.Scan() {
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &obj), sc.Text())
+		require.Nil(t, summary, "the summary is the last line")
+		if s, ok := obj["summary"]; ok {
+			summary = s.(map[string]any)
+			continue
+		}
+		files = append(files, obj)
+	}
+	require.Len(t, files, len(c.Files))
+	require.NotNil(t, summary)
+	assert.Equal(t, float64(7), summary["files"])
+	assert.Equal(t, float64(3), summary["clean"])
+	assert.Equal(t, float64(4), summary["warnings"])
+	assert.Equal(t, "warning", summary["level"])
+	assert.Equal(t, "warning", files[0]["level"])
+	assert.Equal(t, true, files[0]["tail_truncated"])
+	assert.Equal(t, filepath.FromSlash(c.Files[0].Rel), files[0]["path"])
+}
+
+func TestVerifyExitCodes(t *testing.T) {
+	c, err := sample.Generate(sample.FixtureConfig())
+	require.NoError(t, err)
+	root := t.TempDir()
+	write := func(rel string, data []byte) string {
+		p := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		return p
+	}
+	clean := write("clean/session_a.jsonl", cleanFile(t, c).Data)
+	lines := strings.SplitAfter(string(cleanFile(t, c).Data), "\n")
+	damaged := lines[0] + strings.Repeat("garbage\n{\n", 3) + strings.Join(lines[1:], "")
+	bad := write("bad/session_b.jsonl", []byte(damaged)) // 6 corrupt lines in 29: 21%
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "empty"), 0o755))
+
+	cases := []struct {
+		name string
+		args []string
+		code int
+		out  string
+	}{
+		{"all clean", []string{clean}, exitClean, "ok "},
+		{"a directory of clean files", []string{filepath.Dir(clean)}, exitClean, "1 files, "},
+		{"corrupt beyond the threshold", []string{bad}, exitCorrupt, "corruption: 6 of 29 lines (20.7%), over the 10% threshold: not usable for recovery"},
+		{"a raised threshold makes it a warning", []string{"--threshold", "0.5", bad}, exitWarnings, "under the 50% threshold: usable for recovery"},
+		{"the worst file decides", []string{clean, bad}, exitCorrupt, "1 clean, 0 with warnings, 1 corrupt"},
+		{"a missing path is unreadable", []string{filepath.Join(root, "nope")}, exitCorrupt, "problem: no such file or directory"},
+		{"no journal files", []string{filepath.Join(root, "empty")}, exitClean, "no journal files found"},
+		{"no path", nil, exitUsage, ""},
+		{"unknown flag", []string{"--frobnicate", clean}, exitUsage, ""},
+		{"threshold out of range", []string{"--threshold", "1.5", clean}, exitUsage, ""},
+		{"threshold not a number", []string{"--threshold", "ten", clean}, exitUsage, ""},
+		{"help", []string{"-h"}, exitClean, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runV(t, tc.args...)
+			assert.Equal(t, tc.code, code, "stdout: %s\nstderr: %s", out, errs)
+			assert.Contains(t, out, tc.out)
+			if tc.code == exitUsage {
+				assert.Contains(t, errs, "Usage: journalship verify")
+				assert.Empty(t, out)
+			}
+		})
+	}
+}
+
+// cleanFile returns a corpus file with no fault at all.
+func cleanFile(t *testing.T, c *sample.Corpus) sample.File {
+	t.Helper()
+	for _, f := range c.Files {
+		faulty := len(f.PartialTail) > 0 || f.EndReason == ""
+		for _, l := range f.Lines {
+			faulty = faulty || len(l.Expect) > 0
+		}
+		if !faulty {
+			return f
+		}
+	}
+	t.Fatal("no clean file in the corpus")
+	return sample.File{}
+}
