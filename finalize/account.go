@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/backfill"
+	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/pipeline"
 )
@@ -30,6 +32,9 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 		}
 		o.TailBytes = len(s.tail)
 	}
+	if err := f.summarize(ctx, path, s, o); err != nil {
+		return err
+	}
 	if err := f.fillBlankGaps(ctx, path, s); err != nil {
 		return err
 	}
@@ -43,7 +48,53 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 	if err := f.ledger.MarkFinished(ctx, path, s.size, s.tailFrom); err != nil {
 		return fmt.Errorf("finalize: %s: %w", path, err)
 	}
+	f.count(o)
 	return nil
+}
+
+// summarize ships the file's audit report as one file_summary entry,
+// stamped with the file's modification time (a second run ships the same
+// entry, which Loki stores once).
+func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *Outcome) error {
+	rep, err := audit.File(path, f.cfg.Audit)
+	if err != nil {
+		return fmt.Errorf("finalize: audit %s: %w", path, err)
+	}
+	o.Level, o.severity, o.sizeAlert = rep.Level(), rep.Severity, rep.SizeAlert
+	line, err := json.Marshal(struct {
+		Journalship string `json:"journalship"`
+		Level       string `json:"level"`
+		audit.Report
+	}{"file_summary", o.Level.String(), rep})
+	if err != nil {
+		return err
+	}
+	annots := []string{"file_summary"}
+	if rep.Severity != "" {
+		annots = append(annots, rep.Severity)
+	}
+	if rep.SeqGapCount > 0 {
+		annots = append(annots, "seq_gap")
+	}
+	if rep.SizeAlert {
+		annots = append(annots, "size_alert")
+	}
+	return f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "file_summary", Time: s.mtime,
+		Line: line, Annotations: annots, Metadata: []loki.Label{{Name: "level", Value: o.Level.String()}}}})
+}
+
+func (f *Finalizer) count(o *Outcome) {
+	m := f.cfg.Metrics
+	if m == nil {
+		return
+	}
+	m.FilesFinished.WithLabelValues(o.Level.String(), o.severity).Inc()
+	if o.TailBytes > 0 {
+		m.TruncatedTails.Inc()
+	}
+	if o.sizeAlert {
+		m.FileSizeAlerts.Inc()
+	}
 }
 
 // tailEntry is the text of the truncated_tail entry.

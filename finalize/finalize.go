@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/journalship/journalship/audit"
+	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/backfill"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
@@ -33,19 +35,26 @@ type Config struct {
 	PreviewBytes int
 	// Backfill ships the unshipped complete lines.
 	Backfill backfill.Config
+	// Audit judges the finished file for its summary entry.
+	Audit audit.Config
+	// Metrics, when set, counts finished files and truncated tails.
+	Metrics *metrics.Set
 	// Now is the clock.
 	Now func() time.Time
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{StaleAfter: 10 * time.Minute, PreviewBytes: 200, Backfill: backfill.DefaultConfig(), Now: time.Now}
+	return Config{StaleAfter: 10 * time.Minute, PreviewBytes: 200, Backfill: backfill.DefaultConfig(), Audit: audit.DefaultConfig(), Now: time.Now}
 }
 
 // Validate checks the configuration.
 func (c Config) Validate() error {
 	if c.StaleAfter < 0 || c.PreviewBytes < 16 || c.Now == nil {
 		return errors.New("finalize: stale-after >= 0, preview bytes >= 16 and a clock are required")
+	}
+	if err := c.Audit.Validate(); err != nil {
+		return err
 	}
 	return c.Backfill.Validate()
 }
@@ -80,6 +89,10 @@ type Outcome struct {
 	ShippedLines int
 	// TailBytes is the size of the partial last line marked, 0 if none.
 	TailBytes int
+	// Level is the audit's verdict on the finished file.
+	Level     audit.Level
+	severity  string
+	sizeAlert bool
 }
 
 // Finalizer finishes files.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
@@ -92,16 +93,27 @@ func TestCrashedSessionIsCutOffVisibly(t *testing.T) {
 
 	o, err := f.File(context.Background(), path)
 	require.NoError(t, err)
-	assert.Equal(t, Outcome{Path: path, Finished: true, Why: "partial last line unchanged for 10m0s", ShippedLines: 2, TailBytes: len(tail)}, o)
+	assert.True(t, o.Finished)
+	assert.Equal(t, "partial last line unchanged for 10m0s", o.Why)
+	assert.Equal(t, 2, o.ShippedLines)
+	assert.Equal(t, len(tail), o.TailBytes)
+	assert.Equal(t, audit.Warning, o.Level)
 
-	got := e.entries(t, 3)
-	require.Len(t, got, 3)
-	var marker lokiquery.Entry
+	got := e.entries(t, 4)
+	require.Len(t, got, 4, "two lines, the cut-off marker, the file summary")
+	var marker, summary lokiquery.Entry
 	for _, en := range got {
-		if en.Stream["event_type"] == "truncated_tail" {
+		switch en.Stream["event_type"] {
+		case "truncated_tail":
 			marker = en
+		case "file_summary":
+			summary = en
 		}
 	}
+	assert.Contains(t, summary.Line, `"journalship":"file_summary","level":"warning"`)
+	assert.Contains(t, summary.Line, `"severity":"truncated_tail"`)
+	assert.Equal(t, "file_summary,truncated_tail", summary.Metadata["annotations"])
+	assert.Equal(t, sess, summary.Metadata["session_id"])
 	assert.Equal(t, `{"journalship":"truncated_tail","file":"`+path+`","offset":`+itoa(len(start)+len(ev("ERROR", 1, ""))+2)+`,"bytes":`+itoa(len(tail))+`,"preview":"{\"type\":\"TOOL_RESULT\",\"inv\\x00","last_seq":1}`, marker.Line)
 	assert.Equal(t, sess, marker.Metadata["session_id"], "in the session's audit trail")
 	assert.Equal(t, job, marker.Metadata["job_id"])
@@ -116,7 +128,7 @@ func TestCrashedSessionIsCutOffVisibly(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "already finished", o.Why)
 	time.Sleep(500 * time.Millisecond)
-	assert.Len(t, e.entries(t, 3), 3)
+	assert.Len(t, e.entries(t, 4), 4)
 }
 
 func itoa(n int) string {

@@ -36,6 +36,13 @@ type Set struct {
 	Tokens *prometheus.CounterVec
 	// LedgerErrors counts failures to record shipped ranges.
 	LedgerErrors prometheus.Counter
+	// FilesFinished counts files the finalizer accounted for, by the
+	// audit's level (clean, warning, corrupt) and severity.
+	FilesFinished *prometheus.CounterVec
+	// TruncatedTails counts partial last lines marked by the finalizer.
+	TruncatedTails prometheus.Counter
+	// FileSizeAlerts counts finished files over the seed's 10 MB alert.
+	FileSizeAlerts prometheus.Counter
 }
 
 // New creates a Set on a fresh registry, with Go and process collectors.
@@ -58,6 +65,9 @@ func New() *Set {
 	s.Retries = counterVec(reg, "retries_total", "Flushes handed back for retry, by cause.", "cause")
 	s.Tokens = counterVec(reg, "llm_tokens_total", "LLM tokens from valid LLM_RESPONSE events, by model and direction.", "model", "direction")
 	s.LedgerErrors = counter(reg, "ledger_errors_total", "Failures to record shipped byte ranges in the ledger.")
+	s.FilesFinished = counterVec(reg, "files_finished_total", "Journal files the finalizer accounted for, by audit level and severity.", "level", "severity")
+	s.TruncatedTails = counter(reg, "truncated_tails_total", "Partial last lines (writes cut by a crash) marked by the finalizer.")
+	s.FileSizeAlerts = counter(reg, "file_size_alerts_total", "Finished journal files over the size alert (seed 000: 10 MB).")
 	return s
 }
 

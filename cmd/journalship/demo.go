@@ -158,13 +158,16 @@ func (d *demo) report(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	markers := 0
+	markers, summaries := 0, 0
 	for _, e := range all {
-		if e.Stream["event_type"] == "truncated_tail" {
+		switch e.Stream["event_type"] {
+		case "truncated_tail":
 			markers++
+		case "file_summary":
+			summaries++
 		}
 	}
-	fmt.Fprintf(d.out, "\n4. what landed in Loki\n\n   %d journal lines + %d truncated-tail markers   %s\n", len(all)-markers, markers, sel)
+	fmt.Fprintf(d.out, "\n4. what landed in Loki\n\n   %d journal lines + %d truncated-tail markers + %d file summaries   %s\n", len(all)-markers-summaries, markers, summaries, sel)
 	if err := d.table(ctx, "lines by event type", `sum by (event_type) (count_over_time(`+sel+` `+rng+`))`, "event_type"); err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func TestDemo(t *testing.T) {
 		lines += len(f.Lines)
 	}
 	assert.Contains(t, s, "shipping again is a no-op: 0 shipped")
-	assert.Contains(t, s, "   "+itoa(lines)+" journal lines + 1 truncated-tail markers   {service_name=\"agent-sessions\"}")
+	assert.Contains(t, s, "   "+itoa(lines)+" journal lines + 1 truncated-tail markers + "+itoa(len(d.corpus.Files))+" file summaries   {service_name=\"agent-sessions\"}")
 	assert.Contains(t, s, `truncated_tail  {"journalship":"truncated_tail"`, "the crashed session's trail ends with the cut-off marker")
 	assert.NotContains(t, s, "MISMATCH")
 	assert.Equal(t, 3, strings.Count(s, "   ok\n"), "three models, each checked")
