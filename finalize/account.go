@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"unicode/utf8"
 
@@ -79,6 +80,10 @@ func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *O
 	if rep.SizeAlert {
 		annots = append(annots, "size_alert")
 	}
+	if dirSize(filepath.Dir(path)) > f.cfg.Audit.JobDirSizeAlert {
+		annots = append(annots, "job_dir_size_alert")
+		o.jobDirAlert = true
+	}
 	return f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "file_summary", Time: s.mtime,
 		Line: line, Annotations: annots, Metadata: []loki.Label{{Name: "level", Value: o.Level.String()}}}})
 }
@@ -95,6 +100,24 @@ func (f *Finalizer) count(o *Outcome) {
 	if o.sizeAlert {
 		m.FileSizeAlerts.Inc()
 	}
+	if o.jobDirAlert {
+		m.JobDirSizeAlerts.Inc()
+	}
+}
+
+// dirSize sums the sizes of the regular files directly in dir.
+func dirSize(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+	}
+	return n
 }
 
 // tailEntry is the text of the truncated_tail entry.

@@ -91,8 +91,9 @@ type Outcome struct {
 	TailBytes int
 	// Level is the audit's verdict on the finished file.
 	Level     audit.Level
-	severity  string
-	sizeAlert bool
+	severity    string
+	sizeAlert   bool
+	jobDirAlert bool
 }
 
 // Finalizer finishes files.

@@ -13,8 +13,10 @@ import (
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/output"
 	"github.com/journalship/journalship/pipeline"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,11 +26,14 @@ const (
 	sess = "01956a3b-8000-7000-8000-000000000001"
 )
 
+// base is the time the test journals start at.
+var base = time.Now().Add(-time.Hour).UTC().Truncate(time.Millisecond)
+
 func ev(typ string, seq int, extra string) string {
 	if extra != "" {
 		extra = "," + extra
 	}
-	ts := time.Now().Add(-time.Hour).Add(time.Duration(seq) * time.Second).UTC().Format(time.RFC3339Nano)
+	ts := base.Add(time.Duration(seq) * time.Second).Format("2006-01-02T15:04:05.000Z")
 	return `{"type":"` + typ + `","timestamp":"` + ts + `","job_id":"` + job + `","session_id":"` + sess + `","seq":` + string(rune('0'+seq)) + extra + `}`
 }
 
@@ -88,7 +93,8 @@ func (e *env) entries(t *testing.T, want int) []lokiquery.Entry {
 func TestCrashedSessionIsCutOffVisibly(t *testing.T) {
 	e := newEnv(t)
 	tail := `{"type":"TOOL_RESULT","inv` + "\x00\n"[:1]
-	path := e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\n"+ev("ERROR", 1, "")+"\n"+tail, 20*time.Minute)
+	errLine := ev("ERROR", 1, "")
+	path := e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\n"+errLine+"\n"+tail, 20*time.Minute)
 	f := e.finalizer(t, nil, nil)
 
 	o, err := f.File(context.Background(), path)
@@ -114,7 +120,7 @@ func TestCrashedSessionIsCutOffVisibly(t *testing.T) {
 	assert.Contains(t, summary.Line, `"severity":"truncated_tail"`)
 	assert.Equal(t, "file_summary,truncated_tail", summary.Metadata["annotations"])
 	assert.Equal(t, sess, summary.Metadata["session_id"])
-	assert.Equal(t, `{"journalship":"truncated_tail","file":"`+path+`","offset":`+itoa(len(start)+len(ev("ERROR", 1, ""))+2)+`,"bytes":`+itoa(len(tail))+`,"preview":"{\"type\":\"TOOL_RESULT\",\"inv\\x00","last_seq":1}`, marker.Line)
+	assert.Equal(t, `{"journalship":"truncated_tail","file":"`+path+`","offset":`+itoa(len(start)+len(errLine)+2)+`,"bytes":`+itoa(len(tail))+`,"preview":"{\"type\":\"TOOL_RESULT\",\"inv\\x00","last_seq":1}`, marker.Line)
 	assert.Equal(t, sess, marker.Metadata["session_id"], "in the session's audit trail")
 	assert.Equal(t, job, marker.Metadata["job_id"])
 	assert.Equal(t, "truncated_tail", marker.Metadata["annotations"])
@@ -259,4 +265,27 @@ func TestConfig(t *testing.T) {
 	assert.Error(t, c.Validate())
 	_, err := New(DefaultConfig(), nil, nil, nil)
 	assert.Error(t, err)
+}
+
+func TestSizeAlertsAreAnnotatedAndCounted(t *testing.T) {
+	e := newEnv(t)
+	path := e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\n"+ev("SESSION_END", 1, `"reason":"completed","total_events":2`)+"\n", 0)
+	cfg := DefaultConfig()
+	cfg.Audit.FileSizeAlert, cfg.Audit.JobDirSizeAlert = 100, 200
+	cfg.Metrics = metrics.New()
+	f, err := New(cfg, e.inst, e.ledger, nil)
+	require.NoError(t, err)
+	o, err := f.File(context.Background(), path)
+	require.NoError(t, err)
+	require.True(t, o.Finished)
+	var summary lokiquery.Entry
+	for _, en := range e.entries(t, 3) {
+		if en.Stream["event_type"] == "file_summary" {
+			summary = en
+		}
+	}
+	assert.Equal(t, "file_summary,size_alert,job_dir_size_alert", summary.Metadata["annotations"])
+	assert.Equal(t, 1.0, testutil.ToFloat64(cfg.Metrics.FileSizeAlerts))
+	assert.Equal(t, 1.0, testutil.ToFloat64(cfg.Metrics.JobDirSizeAlerts))
+	assert.Equal(t, 1.0, testutil.ToFloat64(cfg.Metrics.FilesFinished.WithLabelValues("warning", "")))
 }

@@ -43,6 +43,9 @@ type Set struct {
 	TruncatedTails prometheus.Counter
 	// FileSizeAlerts counts finished files over the seed's 10 MB alert.
 	FileSizeAlerts prometheus.Counter
+	// JobDirSizeAlerts counts finished files whose job directory is over
+	// the seed's 50 MB alert.
+	JobDirSizeAlerts prometheus.Counter
 }
 
 // New creates a Set on a fresh registry, with Go and process collectors.
@@ -68,6 +71,7 @@ func New() *Set {
 	s.FilesFinished = counterVec(reg, "files_finished_total", "Journal files the finalizer accounted for, by audit level and severity.", "level", "severity")
 	s.TruncatedTails = counter(reg, "truncated_tails_total", "Partial last lines (writes cut by a crash) marked by the finalizer.")
 	s.FileSizeAlerts = counter(reg, "file_size_alerts_total", "Finished journal files over the size alert (seed 000: 10 MB).")
+	s.JobDirSizeAlerts = counter(reg, "job_dir_size_alerts_total", "Finished journal files whose job directory is over the size alert (seed 000: 50 MB).")
 	return s
 }
 
