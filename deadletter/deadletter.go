@@ -53,7 +53,9 @@ type Entry struct {
 
 type record struct {
 	Entry
-	Offset     *int64 `json:"offset,omitempty"`
+	Time       *time.Time `json:"time,omitempty"`
+	TimeRaw    string     `json:"time_raw,omitempty"` // a time JSON cannot hold (outside years 0-9999)
+	Offset     *int64     `json:"offset,omitempty"`
 	Line       string `json:"line,omitempty"`
 	LineBase64 string `json:"line_base64,omitempty"`
 }
@@ -127,6 +129,14 @@ func (w *Writer) Write(entries []Entry) error {
 
 func toRecord(e Entry) record {
 	r := record{Entry: e}
+	// A broken chunk can carry any time; one JSON cannot encode must not
+	// make the dead-letter write (and so the flush) fail forever.
+	if y := e.Time.Year(); y >= 0 && y <= 9999 {
+		t := e.Time
+		r.Time = &t
+	} else {
+		r.TimeRaw = fmt.Sprintf("unix %d.%09d", e.Time.Unix(), e.Time.Nanosecond())
+	}
 	if e.HasOffset {
 		off := e.Offset
 		r.Offset = &off

@@ -74,3 +74,15 @@ func readLines(t *testing.T, path string) []map[string]any {
 	}
 	return out
 }
+
+func TestTimesJSONCannotHoldAreKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dl.jsonl")
+	w, err := Open(Config{Path: path})
+	require.NoError(t, err)
+	require.NoError(t, w.Write([]Entry{{Time: time.Unix(1<<62, 0), Line: []byte("x"), Reason: "r", Stage: "decode"}}))
+	require.NoError(t, w.Close())
+	got := readLines(t, path)
+	require.Len(t, got, 1)
+	assert.Equal(t, "unix 4611686018427387904.000000000", got[0]["time_raw"])
+	assert.Nil(t, got[0]["time"])
+}

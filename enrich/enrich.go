@@ -117,8 +117,10 @@ func ParsePath(path string) PathInfo {
 		pi.Problem = "file name has no _<pod> part"
 		return pi
 	}
+	// time.Parse would also take fractional seconds after the seconds
+	// field; the seed's compact form has exactly 16 characters.
 	t, err := time.Parse(sessionTimeLayout, ts)
-	if err != nil {
+	if err != nil || len(ts) != len(sessionTimeLayout) {
 		pi.Problem = "session time is not YYYYMMDDTHHMMSSZ"
 		return pi
 	}
