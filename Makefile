@@ -17,9 +17,10 @@ all: build
 
 # Debian packages the build and tests need: a C compiler and libc headers
 # for the cgo plugin and the C host, valgrind to check the C host and the
-# cgo layer for memory errors. Installed only when missing.
+# cgo layer for memory errors, PostgreSQL for the retention agent's job-status
+# source (started by its tests in a temp dir). Installed only when missing.
 deps:
-	@missing=""; for p in gcc libc6-dev valgrind; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in gcc libc6-dev valgrind postgresql; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi
 	$(GO) mod download
 

@@ -56,8 +56,8 @@ type record struct {
 	Time       *time.Time `json:"time,omitempty"`
 	TimeRaw    string     `json:"time_raw,omitempty"` // a time JSON cannot hold (outside years 0-9999)
 	Offset     *int64     `json:"offset,omitempty"`
-	Line       string `json:"line,omitempty"`
-	LineBase64 string `json:"line_base64,omitempty"`
+	Line       string     `json:"line,omitempty"`
+	LineBase64 string     `json:"line_base64,omitempty"`
 }
 
 // WriteError is returned when entries could not be made durable. It is

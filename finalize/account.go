@@ -11,8 +11,8 @@ import (
 
 	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/backfill"
-	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/pipeline"
 )
 

@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/audit"
-	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/backfill"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pipeline"
 )
 
@@ -73,8 +73,8 @@ type Ledger interface {
 	MarkFinished(ctx context.Context, path string, size, tailFrom int64) error
 }
 
-// JobStatus tells whether a job is terminal. JournalStatus reads it from the
-// journals; the retention agent may use PostgreSQL.
+// JobStatus tells whether a job is terminal (retention.FinalizeStatus adapts
+// the retention agent's sources: the journals or PostgreSQL).
 type JobStatus interface {
 	Terminal(ctx context.Context, jobDir string) (bool, error)
 }
@@ -90,7 +90,7 @@ type Outcome struct {
 	// TailBytes is the size of the partial last line marked, 0 if none.
 	TailBytes int
 	// Level is the audit's verdict on the finished file.
-	Level     audit.Level
+	Level       audit.Level
 	severity    string
 	sizeAlert   bool
 	jobDirAlert bool

@@ -194,26 +194,6 @@ func TestNewerSessionBesideFinishesTheOlder(t *testing.T) {
 	assert.True(t, o.Finished)
 }
 
-func TestJournalStatus(t *testing.T) {
-	dir := t.TempDir()
-	s := JournalStatus{}
-	term, err := s.Terminal(context.Background(), dir)
-	require.NoError(t, err)
-	assert.False(t, term, "no sessions")
-	write := func(name, content string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
-	}
-	write("session_20261121T090000Z_a.jsonl", start+"\n"+ev("SESSION_END", 1, `"reason":"completed","total_events":2`)+"\n")
-	term, _ = s.Terminal(context.Background(), dir)
-	assert.True(t, term)
-	write("session_20261121T100000Z_b.jsonl", start+"\n"+ev("SESSION_END", 1, `"reason":"approval_pause","total_events":2`)+"\n")
-	term, _ = s.Terminal(context.Background(), dir)
-	assert.False(t, term, "the latest session paused for approval")
-	write("session_20261121T110000Z_c.jsonl", start+"\n"+ev("SESSION_END", 1, `"reason":"cancelled","total_events":2`)+"\n")
-	term, _ = s.Terminal(context.Background(), dir)
-	assert.True(t, term, "resumed after approval, then cancelled")
-}
-
 // appendingShipper is a writer still appending while the finalizer ships.
 type appendingShipper struct {
 	Shipper

@@ -106,49 +106,6 @@ func newerSessionBeside(path string) bool {
 	return false
 }
 
-// JournalStatus reads whether a job is terminal from its journals: the
-// latest session ended with completed, failed or cancelled
-// (approval_pause is not terminal).
-type JournalStatus struct{}
-
-// Terminal implements JobStatus.
-func (JournalStatus) Terminal(_ context.Context, jobDir string) (bool, error) {
-	latest, err := latestSession(jobDir)
-	if err != nil || latest == "" {
-		return false, err
-	}
-	s, err := snapshotOf(latest)
-	if err != nil || len(s.tail) > 0 {
-		return false, nil
-	}
-	v, err := fastjson.ParseBytes(s.lastLine)
-	if err != nil || string(v.GetStringBytes("type")) != "SESSION_END" {
-		return false, nil
-	}
-	switch string(v.GetStringBytes("reason")) {
-	case "completed", "failed", "cancelled":
-		return true, nil
-	}
-	return false, nil
-}
-
-func latestSession(dir string) (string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", err
-	}
-	latest := ""
-	for _, e := range entries {
-		if n := e.Name(); e.Type().IsRegular() && strings.HasPrefix(n, "session_") && strings.HasSuffix(n, ".jsonl") && n > latest {
-			latest = n
-		}
-	}
-	if latest == "" {
-		return "", nil
-	}
-	return filepath.Join(dir, latest), nil
-}
-
 // sessionKey is the part of a session file name that sorts by start time.
 func sessionKey(name string) string {
 	const n = len("session_YYYYMMDDTHHMMSSZ")

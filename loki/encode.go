@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/klauspost/compress/s2"
 	"github.com/grafana/loki/pkg/push"
+	"github.com/klauspost/compress/s2"
 )
 
 // segment is the entries [lo, hi) of stream s inside one request.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -49,6 +50,13 @@ type Server struct {
 
 // Serve starts serving s on cfg.Address (nil, nil when disabled).
 func Serve(cfg Config, s *Set) (*Server, error) {
+	return ServeGatherers(cfg, s.Registry)
+}
+
+// ServeGatherers serves the union of gatherers on cfg.Address (nil, nil
+// when disabled): the retention agent serves its own registry beside the
+// shipping one on a single endpoint.
+func ServeGatherers(cfg Config, gatherers ...prometheus.Gatherer) (*Server, error) {
 	if err := cfg.Validate(); err != nil || cfg.Address == "" {
 		return nil, err
 	}
@@ -57,7 +65,7 @@ func Serve(cfg Config, s *Set) (*Server, error) {
 		return nil, fmt.Errorf("metrics: listen on %s: %w", cfg.Address, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(cfg.Path, promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{Registry: s.Registry}))
+	mux.Handle(cfg.Path, promhttp.HandlerFor(prometheus.Gatherers(gatherers), promhttp.HandlerOpts{}))
 	srv := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, addr: ln.Addr().String(), done: make(chan struct{})}
 	go func() {
 		defer close(srv.done)

@@ -43,15 +43,15 @@ var instances atomic.Int64
 
 // Instance is one configured `[OUTPUT] Name journalship` section.
 type Instance struct {
-	id       int
-	log      *logger
-	decoders sync.Pool // *chunk.Decoder: a decoder serves one flush at a time
-	pipe     *pipeline.Pipeline
-	ledger   *ledger.Ledger
-	dl       *deadletter.Writer
-	client   *loki.Client
-	recs     sync.Pool
-	closed   atomic.Bool
+	id         int
+	log        *logger
+	decoders   sync.Pool // *chunk.Decoder: a decoder serves one flush at a time
+	pipe       *pipeline.Pipeline
+	ledger     *ledger.Ledger
+	dl         *deadletter.Writer
+	client     *loki.Client
+	recs       sync.Pool
+	closed     atomic.Bool
 	hasMetrics bool
 }
 

@@ -72,7 +72,6 @@ func (f *fixture) instance(t *testing.T) *Instance {
 	return inst
 }
 
-
 func readDeadLetters(t *testing.T, path string) []map[string]any {
 	t.Helper()
 	fh, err := os.Open(path)
@@ -92,8 +91,6 @@ func readDeadLetters(t *testing.T, path string) []map[string]any {
 	return out
 }
 
-
-
 func TestFlushShipsEveryLineToRealLoki(t *testing.T) {
 	loki := lokiproc.ForTest(t, lokiproc.Config{})
 	f := newFixture(t, loki.URL, 7)
@@ -106,8 +103,6 @@ func TestFlushShipsEveryLineToRealLoki(t *testing.T) {
 	assert.Empty(t, readDeadLetters(t, f.settings["Dead_Letter_Path"]))
 	assertLedgerCovers(t, f)
 }
-
-
 
 func assertLedgerCovers(t *testing.T, f *fixture) {
 	t.Helper()
@@ -209,8 +204,6 @@ func TestNewInstanceRefusesBadSettings(t *testing.T) {
 	_, err = NewInstance(getter(map[string]string{"Label_Keys": "session_id"}))
 	assert.ErrorContains(t, err, "session_id")
 }
-
-
 
 // TestTooFarBehindIsNotLostBehindAnotherStream: Loki refuses an entry more
 // than an hour older than its stream's newest. When such an entry shares a

@@ -70,14 +70,14 @@ func TestEverySettingIsRead(t *testing.T) {
 
 func TestBadSettingsNameTheSetting(t *testing.T) {
 	cases := map[string]map[string]string{
-		"TLS_Verify":       {"TLS_Verify": "maybe"},
-		"Timeout":          {"Timeout": "soon"},
+		"TLS_Verify":        {"TLS_Verify": "maybe"},
+		"Timeout":           {"Timeout": "soon"},
 		"Max_Request_Bytes": {"Max_Request_Bytes": "-5"},
-		"Label_Keys":       {"Label_Keys": "color"},
-		"Headers":          {"Headers": "no-equals"},
-		"Log_Level":        {"Log_Level": "loud"},
-		"Labels":           {"Labels": "bad-name=x"},
-		"stream per value": {"Label_Keys": "job_id", "Metadata_Keys": "seq"},
+		"Label_Keys":        {"Label_Keys": "color"},
+		"Headers":           {"Headers": "no-equals"},
+		"Log_Level":         {"Log_Level": "loud"},
+		"Labels":            {"Labels": "bad-name=x"},
+		"stream per value":  {"Label_Keys": "job_id", "Metadata_Keys": "seq"},
 	}
 	for want, settings := range cases {
 		t.Run(want, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -100,4 +101,22 @@ func TestResponseWithoutItsRequest(t *testing.T) {
 	)
 	assert.Contains(t, md[1]["annotations"], "model_unknown")
 	assert.Empty(t, md[1]["model"], "never guessed")
+}
+
+func TestSyntheticEntriesFollowTheOldEntryPolicy(t *testing.T) {
+	e := newEnv(t, nil)
+	old := testNow.Add(-30 * 24 * time.Hour)
+	require.NoError(t, e.pipe.ShipSynthetic(context.Background(), []Synthetic{{
+		Path: "/d/" + goldenJob + "/session_20261121T100000Z_p.jsonl", Kind: "truncated_tail", Time: old,
+		Line: []byte(`{"journalship":"truncated_tail"}`), Annotations: []string{"truncated_tail"}}}))
+	es := e.cap.entries()
+	require.Len(t, es, 1)
+	assert.Equal(t, testNow, es[0].ts.UTC(), "stamped now")
+	assert.Equal(t, old.Format(time.RFC3339Nano), es[0].md["original_timestamp"])
+	assert.Equal(t, "truncated_tail,timestamp_rewritten", es[0].md["annotations"])
+
+	e = newEnv(t, func(c *Config) { c.OldEntries = DeadLetter })
+	require.NoError(t, e.pipe.ShipSynthetic(context.Background(), []Synthetic{{Path: "/x.jsonl", Kind: "file_summary", Time: old, Line: []byte(`{}`)}}))
+	assert.Empty(t, e.cap.entries())
+	assert.Contains(t, e.deadLetters(t)[0], "outside Loki's accepted window")
 }

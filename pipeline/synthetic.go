@@ -34,36 +34,94 @@ type Synthetic struct {
 // journal's own types they keep the label bounded.
 var SyntheticKinds = []string{"truncated_tail", "file_summary"}
 
-// ShipSynthetic pushes entries synchronously. Entries Loki refuses go to
-// the dead-letter file; any failure to deliver is a *RetryError.
+// ShipSynthetic pushes entries synchronously, with the Old_Entries policy
+// of journal lines: an entry outside Loki's window, or refused by Loki as
+// too old or too far behind, is re-stamped now (its own time kept in
+// original_timestamp) under Rewrite, dead-lettered under DeadLetter. Other
+// refusals go to the dead-letter file; any failure to deliver is a
+// *RetryError.
 func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error {
-	var b loki.Batch
-	for i := range entries {
-		if err := b.Add(p.syntheticEntry(&entries[i], i)); err != nil {
-			return &RetryError{Cause: "invalid_entry", Err: err}
-		}
-	}
-	if b.Len() == 0 {
-		return nil
-	}
-	res, err := p.deps.Pusher.Push(ctx, &b)
-	if err != nil {
-		var pe *loki.PermanentError
-		if !errors.As(err, &pe) || len(res.Rejected) == 0 {
-			_, cause := loki.Classify(err)
-			return &RetryError{Cause: cause, Err: err}
-		}
-	}
 	var dl []deadletter.Entry
-	for _, rj := range res.Rejected {
+	var first, again loki.Batch
+	kept := make([]loki.Entry, len(entries))
+	labels := make([][]loki.Label, len(entries))
+	now := p.cfg.Now()
+	for i := range entries {
+		e := &entries[i]
+		labels[i], kept[i] = p.syntheticEntry(e, i)
+		if p.outsideWindow(e.Time, now) {
+			if p.cfg.OldEntries == DeadLetter {
+				dl = append(dl, syntheticLetter(e, "timestamp "+e.Time.Format(time.RFC3339Nano)+" is outside Loki's accepted window"))
+				continue
+			}
+			kept[i] = restamp(kept[i], now)
+		}
+		if err := first.Add(labels[i], kept[i]); err != nil {
+			dl = append(dl, syntheticLetter(e, err.Error()))
+		}
+	}
+	rejected, err := p.pushSynthetic(ctx, &first)
+	if err != nil {
+		return err
+	}
+	for _, rj := range rejected {
 		e := &entries[rj.Ref]
-		dl = append(dl, deadletter.Entry{Time: e.Time, File: e.Path, Offset: e.Offset, HasOffset: e.HasOffset,
-			Line: e.Line, Reason: rj.Reason, Stage: "loki"})
+		if p.cfg.OldEntries == Rewrite && timestampRefusal(rj.Reason) && kept[rj.Ref].Timestamp.Equal(e.Time) {
+			if err := again.Add(labels[rj.Ref], restamp(kept[rj.Ref], now)); err == nil {
+				continue
+			}
+		}
+		dl = append(dl, syntheticLetter(e, rj.Reason))
+	}
+	rejected, err = p.pushSynthetic(ctx, &again)
+	if err != nil {
+		return err
+	}
+	for _, rj := range rejected {
+		dl = append(dl, syntheticLetter(&entries[rj.Ref], rj.Reason))
 	}
 	if err := p.deps.DeadLetters.Write(dl); err != nil {
 		return &RetryError{Cause: "dead_letter", Err: err}
 	}
 	return nil
+}
+
+func (p *Pipeline) outsideWindow(t, now time.Time) bool {
+	return t.Before(now.Add(-p.cfg.MaxEntryAge)) || t.After(now.Add(p.cfg.MaxFutureSkew))
+}
+
+// restamp returns e stamped now, its time kept in original_timestamp and
+// timestamp_rewritten added to its annotations.
+func restamp(e loki.Entry, now time.Time) loki.Entry {
+	md := make([]loki.Label, 0, len(e.Metadata)+1)
+	for _, m := range e.Metadata {
+		if m.Name == string(KeyAnnotations) {
+			m.Value += ",timestamp_rewritten"
+		}
+		md = append(md, m)
+	}
+	md = append(md, loki.Label{Name: mdOriginalTimestamp, Value: e.Timestamp.Format(time.RFC3339Nano)})
+	e.Metadata, e.Timestamp = md, now
+	return e
+}
+
+func (p *Pipeline) pushSynthetic(ctx context.Context, b *loki.Batch) ([]loki.Rejection, error) {
+	if b.Len() == 0 {
+		return nil, nil
+	}
+	res, err := p.deps.Pusher.Push(ctx, b)
+	if err != nil {
+		var pe *loki.PermanentError
+		if !errors.As(err, &pe) || len(res.Rejected) == 0 {
+			_, cause := loki.Classify(err)
+			return nil, &RetryError{Cause: cause, Err: err}
+		}
+	}
+	return res.Rejected, nil
+}
+
+func syntheticLetter(e *Synthetic, reason string) deadletter.Entry {
+	return deadletter.Entry{Time: e.Time, File: e.Path, Offset: e.Offset, HasOffset: e.HasOffset, Line: e.Line, Reason: reason, Stage: "loki"}
 }
 
 // syntheticEntry builds labels and entry for e, with the file's context.

@@ -51,7 +51,7 @@ type item struct {
 	seq       int64
 	hasSeq    bool
 	after     integrity.Prev // continuity state after the line: the highest seq so far
-	sent      bool  // in the batch
+	sent      bool           // in the batch
 	dlReason  string
 	dlStage   string
 	rewritten bool

@@ -47,10 +47,10 @@ func runDemo(args []string) error {
 }
 
 type demo struct {
-	out     io.Writer
-	dir     string
-	lokiURL string
-	query   *lokiquery.Client
+	out      io.Writer
+	dir      string
+	lokiURL  string
+	query    *lokiquery.Client
 	corpus   *sample.Corpus
 	start    time.Time
 	mismatch bool

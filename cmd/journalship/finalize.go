@@ -13,6 +13,7 @@ import (
 
 	"github.com/journalship/journalship/finalize"
 	"github.com/journalship/journalship/output"
+	"github.com/journalship/journalship/retention"
 )
 
 func runFinalize(args []string) error {
@@ -43,7 +44,7 @@ func finalizePaths(ctx context.Context, get output.Getter, cfg finalize.Config, 
 	if inst.Ledger() == nil {
 		return nil, errors.New("finalize: needs the ledger (Ledger_Path is none)")
 	}
-	f, err := finalize.New(cfg, inst, inst.Ledger(), finalize.JournalStatus{})
+	f, err := finalize.New(cfg, inst, inst.Ledger(), retention.FinalizeStatus{Status: retention.JournalStatus{}})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ const usage = `journalship ships AI-agent session journals to Grafana Loki.
 Usage:
   journalship ship [settings] DIR|FILE...   ship journal files (resumable from the ledger)
   journalship finalize [settings] DIR|FILE... account for finished files: ship what is left, mark torn last lines
+  journalship retention [settings] [flags]   delete journal files once fully in Loki and their job is over (--once, --dry-run)
   journalship demo [flags]                  start a local Loki, ship a sample, show what landed
   journalship verify [--json] PATH...       check journal files' integrity (exit 0 clean, 1 warnings, 2 corrupt)
   journalship settings                      list every setting with its default
@@ -33,6 +34,8 @@ func main() {
 		err = runShip(os.Args[2:])
 	case "finalize":
 		err = runFinalize(os.Args[2:])
+	case "retention":
+		err = runRetention(os.Args[2:])
 	case "demo":
 		err = runDemo(os.Args[2:])
 	case "verify":

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/journalship/journalship/ledger"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRetentionRefusesBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"relative root", []string{"--once", "--root", "sessions"}, "absolute"},
+		{"slash root", []string{"--once", "--root", "/"}, "must not be /"},
+		{"unknown status", []string{"--once", "--root", dir, "--status", "etcd"}, "journal or postgres"},
+		{"postgres without dsn", []string{"--once", "--root", dir, "--status", "postgres"}, "pg-dsn"},
+		{"query without $1", []string{"--once", "--root", dir, "--status", "postgres", "--pg-dsn", "postgres://x@h/db", "--pg-query", "SELECT 1"}, "$1"},
+		{"positional args", []string{"--once", dir}, "use --root"},
+		{"no ledger", []string{"--once", "--root", dir, "--ledger-path", "none", "--metrics-address", "off"}, "needs the ledger"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("JOURNALSHIP_PG_DSN", "")
+			assert.ErrorContains(t, runRetention(c.args), c.want)
+		})
+	}
+}
+
+// TestRetentionOnce: --dry-run prints what it would delete and deletes
+// nothing; the same run without it deletes the finished file of the
+// terminal job and keeps the running job's.
+func TestRetentionOnce(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sessions")
+	ended := time.Now().Add(-30 * time.Hour).UTC()
+	ts := ended.Format("2006-01-02T15:04:05.000Z")
+	done := filepath.Join(root, "job1", "session_20260301T100000Z_p.jsonl")
+	running := filepath.Join(root, "job2", "session_20260301T100000Z_p.jsonl")
+	content := `{"type":"SESSION_START","timestamp":"` + ts + `"}` + "\n" + `{"type":"SESSION_END","timestamp":"` + ts + `","reason":"completed"}` + "\n"
+	for _, p := range []string{done, running} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	}
+	require.NoError(t, os.WriteFile(done, []byte(content), 0o644))
+	require.NoError(t, os.WriteFile(running, []byte(content[:len(content)/2]), 0o644))
+	require.NoError(t, os.Chtimes(done, ended, ended))
+
+	ledgerPath := filepath.Join(dir, "ledger.db")
+	l, err := ledger.Open(ledger.Config{Path: ledgerPath})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, l.Record(ctx, []ledger.Segment{{Path: done, Start: 0, End: int64(len(content)), Lines: 2, FirstSeq: -1, LastSeq: -1}}))
+	require.NoError(t, l.MarkFinished(ctx, done, int64(len(content)), int64(len(content))))
+	require.NoError(t, l.Close())
+
+	run := func(extra ...string) string {
+		t.Helper()
+		fs := flag.NewFlagSet("retention", flag.ContinueOnError)
+		get, o := retentionFlags(fs)
+		args := append([]string{"--once", "--root", root, "--ledger-path", ledgerPath, "--dead-letter-path", filepath.Join(dir, "dl.jsonl"),
+			"--loki-url", "http://" + deadAddr(t), "--metrics-address", "off", "--log-level", "error"}, extra...)
+		require.NoError(t, fs.Parse(args))
+		o.once, o.metricsAddr = true, get("Metrics_Address")
+		var out bytes.Buffer
+		o.cfg.Log = &out
+		require.NoError(t, retentionRun(ctx, get, o, &out))
+		return out.String()
+	}
+	out := run("--dry-run")
+	assert.Contains(t, out, "would delete "+done+" (job_terminal: job completed")
+	assert.Contains(t, out, "keep "+running+": job_active")
+	assert.FileExists(t, done)
+
+	out = run()
+	assert.Contains(t, out, "deleted "+done+" (job_terminal")
+	assert.Contains(t, out, "deleted directory "+filepath.Dir(done))
+	assert.NoFileExists(t, done)
+	assert.FileExists(t, running)
+}
+
+// TestRetentionServesMetrics: the daemon serves the retention metrics and
+// the shipping ones on one endpoint and stops on cancel.
+func TestRetentionServesMetrics(t *testing.T) {
+	dir := t.TempDir()
+	fs := flag.NewFlagSet("retention", flag.ContinueOnError)
+	get, o := retentionFlags(fs)
+	addr := deadAddr(t)
+	require.NoError(t, fs.Parse([]string{"--root", dir, "--ledger-path", filepath.Join(dir, "l.db"), "--dead-letter-path", filepath.Join(dir, "dl.jsonl"),
+		"--metrics-address", addr, "--interval", "50ms", "--log-level", "error"}))
+	o.metricsAddr = get("Metrics_Address")
+	o.cfg.Log = &bytes.Buffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- retentionRun(ctx, get, o, &bytes.Buffer{}) }()
+	var body string
+	require.Eventually(t, func() bool {
+		body = httpGet("http://" + addr + "/metrics")
+		return bytes.Contains([]byte(body), []byte("journalship_retention_sweeps_total"))
+	}, 10*time.Second, 50*time.Millisecond)
+	assert.Contains(t, body, "journalship_retention_sweep_duration_seconds")
+	assert.Contains(t, body, "go_goroutines", "the shipping path's set is served too")
+	cancel()
+	require.NoError(t, <-done)
+}
+
+// deadAddr returns a loopback address nothing listens on.
+func deadAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func httpGet(url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}

@@ -1,0 +1,154 @@
+package retention
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/ledger"
+)
+
+// Ledger is the part of the ledger the agent uses (*ledger.Ledger).
+type Ledger interface {
+	File(ctx context.Context, path string) (ledger.FileState, error)
+	Files(ctx context.Context) ([]ledger.FileState, error)
+	Forget(ctx context.Context, path string) error
+}
+
+// Finalizer accounts for a finished file before it is judged
+// (*finalize.Finalizer).
+type Finalizer interface {
+	File(ctx context.Context, path string) (finalize.Outcome, error)
+}
+
+// Agent sweeps a sessions root.
+type Agent struct {
+	cfg    Config
+	status Status
+	fin    Finalizer
+	ledger Ledger
+	m      *Metrics
+	log    *logger
+}
+
+// New returns an Agent. fin may be nil only for a dry run; m nil gets a
+// fresh Metrics.
+func New(cfg Config, status Status, fin Finalizer, l Ledger, m *Metrics) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case status == nil:
+		return nil, &ConfigError{"Status", "nil", "a job status source is required"}
+	case l == nil:
+		return nil, &ConfigError{"Ledger", "nil", "the ledger is required (it says what is in Loki)"}
+	case fin == nil && !cfg.DryRun:
+		return nil, &ConfigError{"Finalizer", "nil", "a finalizer is required unless DryRun"}
+	}
+	if m == nil {
+		m = NewMetrics()
+	}
+	return &Agent{cfg: cfg, status: status, fin: fin, ledger: l, m: m, log: &logger{w: cfg.Log}}, nil
+}
+
+// Metrics returns the agent's metrics.
+func (a *Agent) Metrics() *Metrics { return a.m }
+
+// Run sweeps at once and then every Interval until ctx is done; a failed
+// sweep is logged and retried at the next interval. It returns nil when
+// ctx is cancelled (a graceful stop).
+func (a *Agent) Run(ctx context.Context) error {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if _, err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
+			a.log.Errorf("sweep failed: %v", err)
+		}
+		t.Reset(a.cfg.Interval)
+	}
+}
+
+// Sweep runs one sweep over the root. The error is non-nil only when the
+// root cannot be swept at all (*RootError) or ctx ended; everything else
+// (a job whose status is unknown, a file that cannot be deleted) is kept,
+// logged, counted and reported.
+func (a *Agent) Sweep(ctx context.Context) (*Report, error) {
+	r := &Report{DryRun: a.cfg.DryRun, Start: time.Now(), Kept: map[string]int{}}
+	defer func() {
+		r.End = time.Now()
+		r.Duration = r.End.Sub(r.Start)
+		a.m.record(r)
+		a.log.Infof("%s", r.Summary())
+	}()
+	rt, err := openRoot(a.cfg.Root)
+	if err != nil {
+		r.Errors++
+		a.m.Errors.WithLabelValues("root").Inc()
+		return r, err
+	}
+	defer rt.Close()
+	s := &sweep{Agent: a, r: r, rt: rt, now: a.cfg.Now()}
+	s.forgetOrphans(ctx)
+	if p, ok := a.status.(Pinger); ok {
+		if err := p.Ping(ctx); err != nil {
+			s.statusFailed(err)
+		}
+	}
+	entries, err := readDir(rt, ".")
+	if err != nil {
+		r.Errors++
+		a.m.Errors.WithLabelValues("list").Inc()
+		return r, &RootError{Root: a.cfg.Root, Err: err}
+	}
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+			s.keep(Decision{Path: s.abs(e.Name()), Reason: KeepNotJobDir, Detail: "not a directory (" + e.Type().String() + "); left alone"})
+			continue
+		}
+		s.job(ctx, e.Name())
+	}
+	return r, nil
+}
+
+// openRoot checks the root (an existing directory, not a symlink) and
+// opens it as an os.Root.
+func openRoot(root string) (*os.Root, error) {
+	info, err := os.Lstat(root)
+	if err != nil {
+		return nil, &RootError{Root: root, Err: err}
+	}
+	if !info.IsDir() {
+		return nil, &RootError{Root: root, Err: errors.New("not a directory (a symlink is not followed)")}
+	}
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, &RootError{Root: root, Err: err}
+	}
+	return rt, nil
+}
+
+// readDir lists a directory under rt, sorted by name.
+func readDir(rt *os.Root, name string) ([]os.DirEntry, error) {
+	f, err := rt.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	sortEntries(entries)
+	return entries, nil
+}

@@ -1,0 +1,33 @@
+// Package retention deletes journal files once every byte of them is in
+// Loki and their job is over (seed 000, Question 5 and the File Naming
+// Convention & Rotation Policy artifact).
+//
+// A sweep walks <Root>/<job_id>/*.jsonl. A file becomes a candidate by one
+// of two rules:
+//
+//   - job_terminal: the job is terminal (COMPLETED, FAILED or CANCELLED) and
+//     its finished_at + PostTerminal (24h) has passed;
+//   - max_age: the file's mtime is older than MaxAge (7 days), the seed's
+//     safety net for orphaned files.
+//
+// A candidate is first handed to the finalizer (which ships what is left of
+// it, marks a torn last line and marks it finished in the ledger), and is
+// deleted only when the ledger then says it is fully accounted for:
+// FileState.Finished and FileState.Size equal to the file's current size.
+// An unaccounted file past MaxAge is kept, logged and counted as
+// unshipped_past_max_age — a shipping outage an operator must see — unless
+// ForceMaxAge is set.
+//
+// Where "terminal" comes from is a [Status]: [JournalStatus] reads the
+// job's latest session file (default), [PGStatus] queries PostgreSQL as the
+// seed's cleanup cron does.
+//
+// Safety: the root must be an absolute directory other than "/", and is
+// opened with [os.OpenRoot], so no operation can leave it even through a
+// symlink swapped in mid-sweep. Symlinks are never followed and anything
+// that is not a regular file is left alone. A file is re-checked (size and
+// mtime) just before it is removed; the ledger row is forgotten after the
+// file is gone, and a sweep first forgets the rows of files that no longer
+// exist (a crash between the two). A job directory is removed only when a
+// fresh listing finds it empty, with os.Remove (rmdir), never RemoveAll.
+package retention

@@ -1,0 +1,197 @@
+package retention
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// DefaultPGQuery reads a job's status and finished_at by id. status::text
+// lets the column be an enum; finished_at may be NULL.
+const DefaultPGQuery = "SELECT status::text, finished_at FROM job WHERE id = $1"
+
+// DefaultTerminalStatuses are the seed's terminal job states (compared
+// case-insensitively).
+var DefaultTerminalStatuses = []string{"COMPLETED", "FAILED", "CANCELLED"}
+
+// PGConfig says how to ask PostgreSQL for job states.
+type PGConfig struct {
+	// DSN is a libpq connection string or URL
+	// (postgres://user@host:5432/db?sslmode=...). Required.
+	DSN string
+	// Query takes the job id (the job directory's name) as $1 and returns
+	// one row of (status text, finished_at timestamptz NULL). Default
+	// DefaultPGQuery.
+	Query string
+	// TerminalStatuses are the status values that mean the job is over.
+	// Default COMPLETED, FAILED, CANCELLED.
+	TerminalStatuses []string
+	// Timeout bounds connecting and each query. Default 10s.
+	Timeout time.Duration
+}
+
+// DefaultPGConfig returns the defaults (DSN is left empty).
+func DefaultPGConfig() PGConfig {
+	return PGConfig{Query: DefaultPGQuery, TerminalStatuses: append([]string(nil), DefaultTerminalStatuses...), Timeout: 10 * time.Second}
+}
+
+// Validate checks the configuration; the error is a *ConfigError.
+func (c PGConfig) Validate() error {
+	switch {
+	case c.DSN == "":
+		return &ConfigError{"pg-dsn", "", "a PostgreSQL connection string is required with --status postgres"}
+	case !strings.Contains(c.Query, "$1"):
+		return &ConfigError{"pg-query", c.Query, "must take the job id as $1"}
+	case len(c.TerminalStatuses) == 0:
+		return &ConfigError{"TerminalStatuses", "", "at least one terminal status is required"}
+	case c.Timeout <= 0:
+		return &ConfigError{"Timeout", c.Timeout.String(), "must be > 0"}
+	}
+	if _, err := pgx.ParseConfig(c.DSN); err != nil {
+		return &ConfigError{"pg-dsn", redact(c.DSN), err.Error()}
+	}
+	return nil
+}
+
+// redact hides the password of a URL (postgres://user:pw@host) or a
+// key=value DSN (password=pw) in error messages.
+func redact(dsn string) string {
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		rest := dsn[i+3:]
+		host := strings.IndexAny(rest, "/?")
+		if host < 0 {
+			host = len(rest)
+		}
+		if at := strings.LastIndex(rest[:host], "@"); at >= 0 {
+			if colon := strings.Index(rest[:at], ":"); colon >= 0 {
+				return dsn[:i+3] + rest[:colon+1] + "xxxxx" + rest[at:]
+			}
+		}
+		return dsn
+	}
+	fields := strings.Fields(dsn)
+	for i, f := range fields {
+		if strings.HasPrefix(f, "password=") {
+			fields[i] = "password=xxxxx"
+		}
+	}
+	return strings.Join(fields, " ")
+}
+
+// PGStatus reads job states from PostgreSQL, as seed 000's cleanup cron
+// does. A job missing from the table counts as deleted: terminal, with
+// finished_at unknown (the agent then counts PostTerminal from the newest
+// file's mtime, so a job row that is missing by mistake — a wrong DSN or a
+// row not yet committed — still leaves a day's grace). A directory name the
+// id column cannot hold (e.g. not a UUID) is such a missing job. Any other
+// error (connection, refused query) is a *StatusError with Unreachable set.
+//
+// One connection is kept and re-opened after a failure. Safe for
+// concurrent use.
+type PGStatus struct {
+	cfg  PGConfig
+	mu   sync.Mutex
+	conn *pgx.Conn
+}
+
+// NewPGStatus validates cfg; it connects lazily, on the first Ping or Job.
+func NewPGStatus(cfg PGConfig) (*PGStatus, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &PGStatus{cfg: cfg}, nil
+}
+
+// Ping connects if needed and checks the connection.
+func (p *PGStatus) Ping(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	c, err := p.connect(ctx)
+	if err == nil {
+		err = c.Ping(ctx)
+	}
+	if err != nil {
+		p.drop()
+		return &StatusError{Source: "postgres", Unreachable: true, Err: err}
+	}
+	return nil
+}
+
+// Job implements Status.
+func (p *PGStatus) Job(ctx context.Context, jobDir string) (JobState, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	c, err := p.connect(ctx)
+	if err != nil {
+		return JobState{}, &StatusError{Source: "postgres", Job: jobDir, Unreachable: true, Err: err}
+	}
+	var status *string
+	var finished *time.Time
+	err = c.QueryRow(ctx, p.cfg.Query, pgx.QueryExecModeSimpleProtocol, filepath.Base(jobDir)).Scan(&status, &finished)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.Is(err, pgx.ErrNoRows), errors.As(err, &pgErr) && pgErr.Code == "22P02": // invalid_text_representation
+		return JobState{Terminal: true, Status: "missing"}, nil
+	case err != nil:
+		if c.IsClosed() {
+			p.drop()
+		}
+		return JobState{}, &StatusError{Source: "postgres", Job: jobDir, Unreachable: true, Err: err}
+	}
+	st := JobState{Status: "NULL"}
+	if status != nil {
+		st.Status = *status
+	}
+	for _, t := range p.cfg.TerminalStatuses {
+		if strings.EqualFold(strings.TrimSpace(st.Status), t) {
+			st.Terminal = true
+		}
+	}
+	if st.Terminal && finished != nil {
+		st.FinishedAt = *finished
+	}
+	return st, nil
+}
+
+// Close closes the connection.
+func (p *PGStatus) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conn == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.Timeout)
+	defer cancel()
+	err := p.conn.Close(ctx)
+	p.conn = nil
+	return err
+}
+
+func (p *PGStatus) connect(ctx context.Context) (*pgx.Conn, error) {
+	if p.conn != nil && !p.conn.IsClosed() {
+		return p.conn, nil
+	}
+	c, err := pgx.Connect(ctx, p.cfg.DSN)
+	if err != nil {
+		return nil, err
+	}
+	p.conn = c
+	return c, nil
+}
+
+func (p *PGStatus) drop() {
+	if p.conn != nil {
+		_ = p.conn.Close(context.Background())
+		p.conn = nil
+	}
+}

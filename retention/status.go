@@ -1,0 +1,147 @@
+package retention
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/valyala/fastjson"
+)
+
+// JobState is what a Status knows of one job.
+type JobState struct {
+	// Terminal is true when the job is over (completed, failed, cancelled,
+	// or deleted from the database).
+	Terminal bool
+	// Status is the status as the source spells it ("completed",
+	// "RUNNING", "approval_pause", "missing", ...), for logs.
+	Status string
+	// FinishedAt is when the job ended; zero when unknown (the agent then
+	// uses the newest mtime of the job's files).
+	FinishedAt time.Time
+}
+
+// Status tells whether a job is terminal. jobDir is <Root>/<job_id>.
+type Status interface {
+	Job(ctx context.Context, jobDir string) (JobState, error)
+}
+
+// Pinger is implemented by status sources that can be checked once per
+// sweep before any decision is made (PGStatus). A failing Ping means the
+// sweep deletes nothing.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// FinalizeStatus adapts a Status to finalize.JobStatus, so the finalizer's
+// "job is terminal" rule uses the same source as retention.
+type FinalizeStatus struct{ Status Status }
+
+// Terminal implements finalize.JobStatus.
+func (f FinalizeStatus) Terminal(ctx context.Context, jobDir string) (bool, error) {
+	st, err := f.Status.Job(ctx, jobDir)
+	return err == nil && st.Terminal, err
+}
+
+// JournalStatus reads a job's status from its journals: the job is
+// terminal when its latest session file (by name, which sorts by start
+// time) ends with a complete SESSION_END line whose reason is completed,
+// failed or cancelled; approval_pause, a crash (no SESSION_END, or a
+// partial last line) or no session file at all is not terminal.
+// FinishedAt is that SESSION_END's timestamp.
+type JournalStatus struct{}
+
+// lastLineMax bounds how far back the last line is looked for; a
+// SESSION_END line is a few hundred bytes.
+const lastLineMax = 64 << 10
+
+// Job implements Status.
+func (JournalStatus) Job(_ context.Context, jobDir string) (JobState, error) {
+	latest, err := latestSession(jobDir)
+	if err != nil {
+		return JobState{}, &StatusError{Source: "journal", Job: jobDir, Err: err}
+	}
+	if latest == "" {
+		return JobState{Status: "no session file"}, nil
+	}
+	line, err := lastLine(latest)
+	if err != nil {
+		return JobState{}, &StatusError{Source: "journal", Job: jobDir, Err: err}
+	}
+	v, err := fastjson.ParseBytes(line)
+	if err != nil || string(v.GetStringBytes("type")) != "SESSION_END" {
+		return JobState{Status: "running (latest session has not ended)"}, nil
+	}
+	reason := string(v.GetStringBytes("reason"))
+	st := JobState{Status: reason}
+	switch reason {
+	case "completed", "failed", "cancelled":
+		st.Terminal = true
+		if t, err := time.Parse(time.RFC3339Nano, string(v.GetStringBytes("timestamp"))); err == nil {
+			st.FinishedAt = t
+		}
+	}
+	return st, nil
+}
+
+// latestSession returns the regular session_*.jsonl file of dir whose name
+// sorts last, or "".
+func latestSession(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	latest := ""
+	for _, e := range entries {
+		if n := e.Name(); e.Type().IsRegular() && isSession(n) && n > latest {
+			latest = n
+		}
+	}
+	if latest == "" {
+		return "", nil
+	}
+	return filepath.Join(dir, latest), nil
+}
+
+func isSession(name string) bool {
+	return strings.HasPrefix(name, "session_") && strings.HasSuffix(name, ".jsonl")
+}
+
+// lastLine returns the last complete line of path (without its newline),
+// or nil when the file does not end with a newline (a partial line: the
+// writer is still appending or died) or the line is over lastLineMax.
+func lastLine(path string) ([]byte, error) {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	size := info.Size()
+	start := max(0, size-lastLineMax)
+	buf := make([]byte, size-start)
+	if _, err := fh.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(buf) == 0 || buf[len(buf)-1] != '\n' {
+		return nil, nil
+	}
+	buf = bytes.TrimRight(buf[:len(buf)-1], "\r")
+	nl := bytes.LastIndexByte(buf, '\n')
+	if nl < 0 && start > 0 {
+		return nil, nil // the line is longer than we look back: not a SESSION_END
+	}
+	return buf[nl+1:], nil
+}

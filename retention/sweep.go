@@ -1,0 +1,400 @@
+package retention
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/journalship/journalship/ledger"
+)
+
+// sweep is the state of one sweep.
+type sweep struct {
+	*Agent
+	r   *Report
+	rt  *os.Root
+	now time.Time
+}
+
+// job is one job directory as the sweep sees it.
+type job struct {
+	name       string
+	st         JobState
+	known      bool      // st was read
+	finishedAt time.Time // st.FinishedAt, or the newest mtime when unknown
+}
+
+func sortEntries(es []os.DirEntry) {
+	slices.SortFunc(es, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+}
+
+func (s *sweep) abs(rel string) string { return filepath.Join(s.cfg.Root, rel) }
+
+// inside tells whether path is strictly inside the root.
+func (s *sweep) inside(path string) bool {
+	rel, err := filepath.Rel(s.cfg.Root, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func (s *sweep) keep(d Decision) { s.r.add(d) }
+
+func (s *sweep) fail(op string, format string, args ...any) {
+	s.r.Errors++
+	s.m.Errors.WithLabelValues(op).Inc()
+	s.log.Errorf(format, args...)
+}
+
+func (s *sweep) statusFailed(err error) {
+	s.r.Errors++
+	var se *StatusError
+	source := "unknown"
+	if errors.As(err, &se) {
+		source = se.Source
+		if se.Unreachable && !s.r.StatusUnavailable {
+			s.r.StatusUnavailable = true
+			s.log.Errorf("%v: job status unavailable, nothing more is deleted in this sweep", err)
+			s.m.StatusErrors.WithLabelValues(source).Inc()
+			return
+		}
+	}
+	s.m.StatusErrors.WithLabelValues(source).Inc()
+	s.log.Errorf("%v: the job's files are kept", err)
+}
+
+// job handles one job directory.
+func (s *sweep) job(ctx context.Context, name string) {
+	jobDir := s.abs(name)
+	entries, err := readDir(s.rt, name)
+	if err != nil {
+		s.fail("list", "cannot list %s: %v; its files are kept", jobDir, err)
+		s.keep(Decision{Path: jobDir, Job: name, Reason: KeepUnreadableDir, Detail: err.Error()})
+		return
+	}
+	j := job{name: name}
+	if !s.r.StatusUnavailable {
+		st, err := s.status.Job(ctx, jobDir)
+		if err != nil {
+			s.statusFailed(err)
+		} else {
+			j.st, j.known = st, true
+		}
+	}
+	if j.known && j.st.Terminal {
+		j.finishedAt = j.st.FinishedAt
+		if j.finishedAt.IsZero() {
+			j.finishedAt = s.newest(name, entries)
+		}
+	}
+	deleted, journals := 0, 0
+	for _, e := range entries {
+		path := filepath.Join(jobDir, e.Name())
+		switch {
+		case !e.Type().IsRegular():
+			s.keep(Decision{Path: path, Job: name, Reason: KeepNotRegular, Detail: "a " + e.Type().String() + " entry is never followed nor deleted"})
+		case !strings.HasSuffix(e.Name(), ".jsonl"):
+			s.keep(Decision{Path: path, Job: name, Reason: KeepNotJournal, Detail: "not a *.jsonl journal"})
+		case !j.known:
+			journals++
+			s.keep(Decision{Path: path, Job: name, Reason: KeepStatusUnavailable, Detail: "the job's status could not be read"})
+		default:
+			journals++
+			if s.file(ctx, j, e.Name()) {
+				deleted++
+			}
+		}
+	}
+	s.removeDir(j, deleted, journals)
+}
+
+// newest returns the newest mtime of the job's regular files, or the
+// directory's own mtime when it has none.
+func (s *sweep) newest(name string, entries []os.DirEntry) time.Time {
+	var t time.Time
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := s.rt.Lstat(filepath.Join(name, e.Name())); err == nil && info.ModTime().After(t) {
+			t = info.ModTime()
+		}
+	}
+	if t.IsZero() {
+		if info, err := s.rt.Lstat(name); err == nil {
+			t = info.ModTime()
+		}
+	}
+	return t
+}
+
+// rule returns the rule that makes a file of job j with mtime a candidate,
+// or "" and the reason it is kept.
+func (s *sweep) rule(j job, mtime time.Time) (rule, reason, detail string) {
+	if j.st.Terminal {
+		due := j.finishedAt.Add(s.cfg.PostTerminal)
+		if !s.now.Before(due) {
+			return RuleJobTerminal, "", fmt.Sprintf("job %s, finished %s, %s ago (post-terminal retention %s)",
+				j.st.Status, j.finishedAt.UTC().Format(time.RFC3339), s.now.Sub(j.finishedAt).Round(time.Second), s.cfg.PostTerminal)
+		}
+	}
+	age := s.now.Sub(mtime)
+	if age > s.cfg.MaxAge {
+		return RuleMaxAge, "", fmt.Sprintf("modified %s ago, over the max age %s (job %s)", age.Round(time.Second), s.cfg.MaxAge, j.st.Status)
+	}
+	if j.st.Terminal {
+		return "", KeepPostTerminal, fmt.Sprintf("job %s, finished %s; deletable from %s",
+			j.st.Status, j.finishedAt.UTC().Format(time.RFC3339), j.finishedAt.Add(s.cfg.PostTerminal).UTC().Format(time.RFC3339))
+	}
+	return "", KeepJobActive, fmt.Sprintf("job %s; modified %s ago", j.st.Status, age.Round(time.Second))
+}
+
+// file judges one regular *.jsonl file and deletes it when due and
+// accounted for. It returns whether the file was deleted.
+func (s *sweep) file(ctx context.Context, j job, name string) bool {
+	rel := filepath.Join(j.name, name)
+	d := Decision{Path: s.abs(rel), Job: j.name}
+	if !s.inside(d.Path) {
+		d.Reason, d.Detail = KeepOutsideRoot, "the path leaves the root"
+		s.keep(d)
+		return false
+	}
+	info, err := s.rt.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false // gone since the listing: nothing to decide
+	case err != nil:
+		s.fail("stat", "cannot stat %s: %v; kept", d.Path, err)
+		d.Reason, d.Detail = KeepStatError, err.Error()
+		s.keep(d)
+		return false
+	case !info.Mode().IsRegular():
+		d.Reason, d.Detail = KeepNotRegular, "no longer a regular file"
+		s.keep(d)
+		return false
+	}
+	d.Bytes = info.Size()
+	rule, reason, detail := s.rule(j, info.ModTime())
+	d.Rule, d.Detail = rule, detail
+	if rule == "" {
+		d.Reason = reason
+		s.keep(d)
+		return false
+	}
+	if s.cfg.DryRun {
+		return s.judgeDry(ctx, d)
+	}
+	return s.judge(ctx, d, rel)
+}
+
+// judgeDry decides a candidate from the ledger as it is: no finalizing.
+func (s *sweep) judgeDry(ctx context.Context, d Decision) bool {
+	ls, err := s.ledger.File(ctx, d.Path)
+	if err != nil {
+		s.fail("ledger", "ledger for %s: %v; kept", d.Path, err)
+		d.Reason, d.Detail = KeepLedgerError, err.Error()
+		s.keep(d)
+		return false
+	}
+	if ls.Finished && ls.Size == d.Bytes {
+		d.Delete = true
+		s.r.add(d)
+		return true
+	}
+	if d.Rule == RuleMaxAge {
+		s.r.UnshippedPastMaxAge++
+		if s.cfg.ForceMaxAge {
+			d.Rule, d.Delete = RuleMaxAgeForced, true
+			d.Detail += "; NOT accounted for in the ledger, forced"
+			s.r.add(d)
+			return true
+		}
+	}
+	d.Reason, d.Detail = KeepNotFinalized, d.Detail+"; "+ledgerSays(ls, d.Bytes)+" (a real sweep finalizes it first)"
+	s.keep(d)
+	return false
+}
+
+// judge finalizes a candidate, asks the ledger and deletes it if every
+// byte is accounted for.
+func (s *sweep) judge(ctx context.Context, d Decision, rel string) bool {
+	out, ferr := s.fin.File(ctx, d.Path)
+	if ferr != nil {
+		s.fail("finalize", "finalizing %s: %v", d.Path, ferr)
+	}
+	ls, err := s.ledger.File(ctx, d.Path)
+	if err != nil {
+		s.fail("ledger", "ledger for %s: %v; kept", d.Path, err)
+		d.Reason, d.Detail = KeepLedgerError, err.Error()
+		s.keep(d)
+		return false
+	}
+	info, err := s.rt.Lstat(rel)
+	if err != nil || !info.Mode().IsRegular() {
+		d.Reason, d.Detail = KeepChanged, "gone or replaced while being finalized"
+		s.keep(d)
+		return false
+	}
+	if ls.Finished && ls.Size == info.Size() {
+		d.Bytes = info.Size()
+		return s.remove(ctx, d, rel, info)
+	}
+	why := ledgerSays(ls, info.Size())
+	if out.Why != "" {
+		why += "; finalizer: " + out.Why
+	}
+	if d.Rule == RuleMaxAge {
+		s.r.UnshippedPastMaxAge++
+		if s.cfg.ForceMaxAge {
+			s.log.Errorf("%s is past the max age and NOT fully in Loki (%s); deleting it anyway (--force-max-age)", d.Path, why)
+			d.Rule, d.Detail, d.Bytes = RuleMaxAgeForced, d.Detail+"; NOT accounted for, forced: "+why, info.Size()
+			return s.remove(ctx, d, rel, info)
+		}
+		s.log.Warnf("%s is past the max age but NOT fully in Loki (%s): kept; is shipping failing?", d.Path, why)
+	}
+	switch {
+	case ferr != nil:
+		d.Reason = KeepFinalizeError
+		why = ferr.Error() + "; " + why
+	case ls.Finished:
+		d.Reason = KeepAppended
+	default:
+		d.Reason = KeepUnshipped
+	}
+	d.Detail += "; " + why
+	s.keep(d)
+	return false
+}
+
+// ledgerSays describes what the ledger accounts for against the file size.
+func ledgerSays(ls ledger.FileState, size int64) string {
+	var b strings.Builder
+	b.WriteString("ledger: ")
+	if ls.Finished {
+		fmt.Fprintf(&b, "finished at %d bytes", ls.Size)
+	} else {
+		b.WriteString("not finished")
+	}
+	b.WriteString(", shipped")
+	if len(ls.Ranges) == 0 {
+		b.WriteString(" nothing")
+	}
+	for i, r := range ls.Ranges {
+		if i == 4 {
+			fmt.Fprintf(&b, " ... (%d ranges)", len(ls.Ranges))
+			break
+		}
+		fmt.Fprintf(&b, " [%d,%d)", r.Start, r.End)
+	}
+	fmt.Fprintf(&b, "; file %d bytes", size)
+	return b.String()
+}
+
+// isNotEmpty tells whether rmdir failed because the directory has entries.
+func isNotEmpty(err error) bool {
+	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)
+}
+
+// remove deletes a judged file after checking it did not change, then
+// forgets its ledger row.
+func (s *sweep) remove(ctx context.Context, d Decision, rel string, judged os.FileInfo) bool {
+	now, err := s.rt.Lstat(rel)
+	if err != nil || !now.Mode().IsRegular() || now.Size() != judged.Size() || !now.ModTime().Equal(judged.ModTime()) || !s.inside(d.Path) {
+		d.Reason, d.Detail = KeepChanged, "changed just before deletion; judged again next sweep"
+		s.keep(d)
+		return false
+	}
+	if err := s.rt.Remove(rel); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		s.fail("delete", "cannot delete %s: %v; kept", d.Path, err)
+		d.Reason, d.Detail = KeepDeleteFailed, err.Error()
+		s.keep(d)
+		return false
+	}
+	s.log.Infof("deleted %s (rule %s: %s; %d bytes)", d.Path, d.Rule, d.Detail, d.Bytes)
+	s.m.FilesDeleted.WithLabelValues(d.Rule).Inc()
+	s.m.BytesDeleted.WithLabelValues(d.Rule).Add(float64(d.Bytes))
+	if err := s.ledger.Forget(ctx, d.Path); err != nil {
+		s.fail("forget", "deleted %s but could not forget its ledger row (the next sweep will): %v", d.Path, err)
+	}
+	d.Delete = true
+	s.r.add(d)
+	return true
+}
+
+// removeDir removes a job directory found empty by a fresh listing, when
+// files of it were deleted now or, holding no journal, it is itself due.
+func (s *sweep) removeDir(j job, deleted, journals int) {
+	if s.cfg.DryRun || !j.known {
+		return
+	}
+	if deleted == 0 {
+		if journals > 0 || !s.dirDue(j) {
+			return
+		}
+	}
+	jobDir := s.abs(j.name)
+	if s.cfg.BeforeRelist != nil {
+		s.cfg.BeforeRelist(jobDir)
+	}
+	entries, err := readDir(s.rt, j.name)
+	if err != nil || len(entries) > 0 {
+		return // a file appeared (a new session): the directory stays
+	}
+	if err := s.rt.Remove(j.name); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !isNotEmpty(err) {
+			s.fail("rmdir", "cannot remove empty job directory %s: %v", jobDir, err)
+		}
+		return
+	}
+	s.log.Infof("deleted empty job directory %s", jobDir)
+	s.m.DirsDeleted.Inc()
+	s.r.DirsDeleted = append(s.r.DirsDeleted, jobDir)
+}
+
+// dirDue tells whether a job directory without journals is itself past a
+// rule: the job is terminal past PostTerminal, or the directory is older
+// than MaxAge.
+func (s *sweep) dirDue(j job) bool {
+	if j.st.Terminal && !s.now.Before(j.finishedAt.Add(s.cfg.PostTerminal)) {
+		return true
+	}
+	info, err := s.rt.Lstat(j.name)
+	return err == nil && s.now.Sub(info.ModTime()) > s.cfg.MaxAge
+}
+
+// forgetOrphans forgets the ledger rows of files under the root that no
+// longer exist (a crash between a deletion and its Forget, or a file
+// removed by someone else, whose row would make a new file of the same
+// name look shipped).
+func (s *sweep) forgetOrphans(ctx context.Context) {
+	states, err := s.ledger.Files(ctx)
+	if err != nil {
+		s.fail("ledger", "listing the ledger: %v; stale rows are kept", err)
+		return
+	}
+	for _, st := range states {
+		if !s.inside(st.Path) {
+			continue
+		}
+		rel, _ := filepath.Rel(s.cfg.Root, st.Path)
+		if _, err := s.rt.Lstat(rel); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if !s.cfg.DryRun {
+			if err := s.ledger.Forget(ctx, st.Path); err != nil {
+				s.fail("forget", "forgetting the ledger row of missing %s: %v", st.Path, err)
+				continue
+			}
+			s.m.LedgerRowsForgotten.Inc()
+		}
+		s.r.RowsForgotten++
+	}
+}
