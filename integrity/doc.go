@@ -15,6 +15,9 @@
 // package does not know, lines are judged best-effort: only the fields the
 // seed guarantees for every version (type, timestamp, job_id) are checked.
 //
-// The validator copies the values it extracts into an Arena owned by the
-// caller, so a chunk is validated with no allocation per line.
+// A line is read in one pass by a strict scanner (RFC 8259 JSON, as
+// encoding/json.Valid accepts it, in valid UTF-8, nested at most 300 deep)
+// that hands the top-level members to the schema checks without building
+// anything. The validator copies the values it extracts into an Arena owned
+// by the caller, so a chunk is validated with no allocation per line.
 package integrity

@@ -63,10 +63,29 @@ func (k Kind) String() string {
 
 // KindOf maps an event type name to its Kind.
 func KindOf(name []byte) Kind {
-	for k := KindSessionStart; k < kindCount; k++ {
-		if string(name) == kindNames[k] {
-			return k
-		}
+	switch string(name) {
+	case "SESSION_START":
+		return KindSessionStart
+	case "CHECKPOINT_LOADED":
+		return KindCheckpointLoaded
+	case "LLM_REQUEST":
+		return KindLLMRequest
+	case "LLM_RESPONSE":
+		return KindLLMResponse
+	case "TOOL_START":
+		return KindToolStart
+	case "TOOL_RESULT":
+		return KindToolResult
+	case "CHECKPOINT_WRITTEN":
+		return KindCheckpointWritten
+	case "APPROVAL_REQUESTED":
+		return KindApprovalRequested
+	case "STATE_TRANSITION":
+		return KindStateTransition
+	case "ERROR":
+		return KindError
+	case "SESSION_END":
+		return KindSessionEnd
 	}
 	return KindUnknown
 }

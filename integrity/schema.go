@@ -57,20 +57,20 @@ func (m mask) has(f field) bool { return m&(1<<f) != 0 }
 type check uint8
 
 const (
-	cString      check = iota // any string
-	cNonEmpty                 // string, minLength 1
-	cUUID                     // string, format uuid
-	cDateTime                 // string, format date-time (RFC 3339)
-	cHex64                    // string, ^[a-f0-9]{64}$
-	cInt0                     // integer >= 0
-	cInt1                     // integer >= 1
-	cInt                      // any integer
-	cBool                     // boolean
-	cFinishReason             // enum of LLM_RESPONSE.finish_reason
-	cEndReason                // enum of SESSION_END.reason
-	cMax1024                  // string, maxLength 1024
-	cMax4096                  // string, maxLength 4096
-	cTypeName                 // the type field itself
+	cString       check = iota // any string
+	cNonEmpty                  // string, minLength 1
+	cUUID                      // string, format uuid
+	cDateTime                  // string, format date-time (RFC 3339)
+	cHex64                     // string, ^[a-f0-9]{64}$
+	cInt0                      // integer >= 0
+	cInt1                      // integer >= 1
+	cInt                       // any integer
+	cBool                      // boolean
+	cFinishReason              // enum of LLM_RESPONSE.finish_reason
+	cEndReason                 // enum of SESSION_END.reason
+	cMax1024                   // string, maxLength 1024
+	cMax4096                   // string, maxLength 4096
+	cTypeName                  // the type field itself
 )
 
 type fieldSpec struct {
@@ -247,21 +247,21 @@ var kinds = [kindCount]kindSpec{
 
 // Violation reasons. Constants, so that collecting them never allocates.
 const (
-	reasonRequired    = "required field missing"
-	reasonDuplicate   = "duplicate key"
-	reasonNotString   = "must be a string"
-	reasonNotInteger  = "must be an integer"
-	reasonNotBool     = "must be a boolean"
-	reasonMin0        = "must be >= 0"
-	reasonMin1        = "must be >= 1"
-	reasonEmpty       = "must not be empty"
-	reasonUUID        = "must be a uuid"
-	reasonDateTime    = "must be an RFC 3339 date-time"
-	reasonHex64       = "must match ^[a-f0-9]{64}$"
-	reasonMax1024     = "longer than 1024 characters"
-	reasonMax4096     = "longer than 4096 characters"
-	reasonFinish      = "must be one of end_turn, tool_use, max_tokens, stop_sequence"
-	reasonEndReason   = "must be one of completed, failed, approval_pause, cancelled"
-	reasonNull        = "must not be null"
-	reasonOutOfRange  = "integer out of range"
+	reasonRequired   = "required field missing"
+	reasonDuplicate  = "duplicate key"
+	reasonNotString  = "must be a string"
+	reasonNotInteger = "must be an integer"
+	reasonNotBool    = "must be a boolean"
+	reasonMin0       = "must be >= 0"
+	reasonMin1       = "must be >= 1"
+	reasonEmpty      = "must not be empty"
+	reasonUUID       = "must be a uuid"
+	reasonDateTime   = "must be an RFC 3339 date-time"
+	reasonHex64      = "must match ^[a-f0-9]{64}$"
+	reasonMax1024    = "longer than 1024 characters"
+	reasonMax4096    = "longer than 4096 characters"
+	reasonFinish     = "must be one of end_turn, tool_use, max_tokens, stop_sequence"
+	reasonEndReason  = "must be one of completed, failed, approval_pause, cancelled"
+	reasonNull       = "must not be null"
+	reasonOutOfRange = "integer out of range"
 )

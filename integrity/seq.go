@@ -1,6 +1,9 @@
 package integrity
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // Continuity is the verdict on a line's seq against the sequenced line
 // before it in the same file.
@@ -77,6 +80,13 @@ func Judge(prev Prev, seq int64, hasSeq bool) Judgement {
 	want := prev.Seq + 1
 	if prev.AtStart {
 		want = 0
+	}
+	if !prev.AtStart && prev.Seq == math.MaxInt64 {
+		// Nothing can follow the largest seq: no gap, and no overflow.
+		if seq == prev.Seq {
+			return Judgement{Verdict: SeqRepeat, PrevSeq: prev.Seq}
+		}
+		return Judgement{Verdict: SeqRegression, PrevSeq: prev.Seq}
 	}
 	switch {
 	case seq == want:

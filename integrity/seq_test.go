@@ -1,6 +1,7 @@
 package integrity
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,6 +26,9 @@ func TestJudge(t *testing.T) {
 		{"regression", Prev{Known: true, Seq: 7}, 2, true, SeqRegression, "after 7", 0},
 		{"unknown prev", Prev{}, 9, true, SeqUnverified, "", 0},
 		{"no seq", Prev{Known: true, Seq: 7}, 0, false, SeqNone, "", 0},
+		{"after the largest seq", Prev{Known: true, Seq: math.MaxInt64}, 5, true, SeqRegression, "after 9223372036854775807", 0},
+		{"largest seq twice", Prev{Known: true, Seq: math.MaxInt64}, math.MaxInt64, true, SeqRepeat, "after 9223372036854775807", 0},
+		{"up to the largest seq", Prev{Known: true, Seq: math.MaxInt64 - 1}, math.MaxInt64, true, SeqNone, "", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

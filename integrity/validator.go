@@ -3,12 +3,8 @@ package integrity
 import (
 	"errors"
 	"fmt"
-	"time"
+	"strconv"
 	"unicode/utf8"
-	"unsafe"
-
-	"github.com/google/uuid"
-	"github.com/valyala/fastjson"
 )
 
 // Config selects what the validator accepts.
@@ -40,8 +36,10 @@ func (c Config) Validate() error {
 // Validator judges lines. It is not safe for concurrent use: give each
 // goroutine its own (they are cheap) or take them from a sync.Pool.
 type Validator struct {
-	cfg    Config
-	parser fastjson.Parser
+	cfg     Config
+	sc      scanner
+	set     fieldSet
+	scratch []byte // unescaped string values, reused
 }
 
 // New returns a validator for cfg.
@@ -49,7 +47,7 @@ func New(cfg Config) (*Validator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Validator{cfg: cfg}, nil
+	return &Validator{cfg: cfg, set: fieldSet{order: make([]field, 0, 64)}}, nil
 }
 
 // KnownVersion tells whether a buffer_schema_version is judged strictly.
@@ -65,47 +63,64 @@ func (v *Validator) KnownVersion(n int64) bool {
 // Validate judges one line (without its newline) into ev. With bestEffort,
 // only the version-independent fields are checked. Extracted values are
 // copied into a.
+//
+// The line is read in one pass: the scanner validates it as strict JSON
+// while handing out the top-level members, and the judge applies the
+// schema to the known ones as they come (members before "type" wait in
+// v.set until the type is known). A line found corrupt at the end loses
+// whatever was judged.
 func (v *Validator) Validate(line []byte, bestEffort bool, a *Arena, ev *Event) {
 	ev.Reset()
-	if reason := precheck(line); reason != "" {
-		ev.Outcome, ev.CorruptReason = Corrupt, reason
-		return
+	none := ev.Violations // as a corrupt line leaves them: nil stays nil
+	if reason := v.judgeLine(line, bestEffort, a, ev); reason != "" {
+		*ev = Event{Outcome: Corrupt, CorruptReason: reason, Violations: none}
 	}
-	val, err := v.parser.ParseBytes(line)
-	if err != nil {
-		ev.Outcome, ev.CorruptReason = Corrupt, "not JSON: parse error"
-		return
-	}
-	obj, err := val.Object()
-	if err != nil {
-		ev.Outcome, ev.CorruptReason = Corrupt, "not a JSON object"
-		return
-	}
-	if !v.readType(obj, a, ev) {
-		return
-	}
-	j := judge{ev: ev, a: a, spec: &kinds[ev.Kind], bestEffort: bestEffort}
-	obj.Visit(j.visit)
-	j.finish()
 }
 
-// precheck rejects what the strict JSON validator must see first: blank
-// lines, invalid UTF-8 and anything that is not strict JSON (fastjson's
-// parser alone accepts NaN and other non-JSON).
-func precheck(line []byte) string {
+// judgeLine judges line into ev and returns why it is corrupt, or "".
+func (v *Validator) judgeLine(line []byte, bestEffort bool, a *Arena, ev *Event) string {
 	if isBlank(line) {
 		return "blank line"
 	}
-	if !utf8.Valid(line) {
+	sc := &v.sc
+	v.set.reset()
+	j := judge{ev: ev, a: a, v: v, line: line, bestEffort: bestEffort}
+	if sc.start(line, maxDepth) {
+		var m member
+		for sc.next(&m, &shapes) {
+			switch {
+			case m.field == fNone: // unknown fields pass
+			case j.spec != nil && m.field != fTimestamp:
+				j.visit(m.field, &m.slot) // the common case, see member
+			default:
+				j.member(m.field, &m)
+			}
+		}
+	}
+	// The scanner checks UTF-8 in strings, and outside them anything but
+	// ASCII is not JSON: a line it accepts is valid UTF-8. A line it refuses
+	// may be refused for its UTF-8, which is the reason to give.
+	switch {
+	case sc.status != scanOK && !utf8.Valid(line):
 		return "invalid UTF-8"
-	}
-	if fastjson.ValidateBytes(line) != nil {
+	case sc.status == scanSyntax:
 		return "not JSON"
+	case sc.status == scanTooDeep:
+		return reasonTooDeep
+	case !sc.object:
+		return "not a JSON object"
 	}
+	if reason := j.end(); reason != "" {
+		return reason
+	}
+	j.finish()
 	return ""
 }
 
 func isBlank(b []byte) bool {
+	if len(b) > 0 && b[0] > ' ' {
+		return false
+	}
 	for _, c := range b {
 		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			return false
@@ -114,254 +129,12 @@ func isBlank(b []byte) bool {
 	return true
 }
 
-// readType applies the seed's minimal structure rule: a string type and a
-// string timestamp, else the line is corrupt.
-func (v *Validator) readType(obj *fastjson.Object, a *Arena, ev *Event) bool {
-	t := obj.Get("type")
-	if t == nil || t.Type() != fastjson.TypeString {
-		ev.Outcome, ev.CorruptReason = Corrupt, "no string \"type\""
-		return false
-	}
-	ts := obj.Get("timestamp")
-	if ts == nil || ts.Type() != fastjson.TypeString {
-		ev.Outcome, ev.CorruptReason = Corrupt, "no string \"timestamp\""
-		return false
-	}
-	name, _ := t.StringBytes()
-	ev.TypeName = a.Copy(name)
-	ev.Kind = KindOf(name)
-	if ev.Kind == KindUnknown {
-		ev.Flags |= UnknownType
-	}
-	return true
+// unescape decodes a string value's escapes into the validator's scratch
+// buffer, valid until the next call.
+func (v *Validator) unescape(s []byte) []byte {
+	v.scratch = unescape(v.scratch[:0], s)
+	return v.scratch
 }
 
-// judge walks one object's fields.
-type judge struct {
-	ev         *Event
-	a          *Arena
-	spec       *kindSpec
-	bestEffort bool
-	seen       mask
-}
-
-func (j *judge) visit(key []byte, val *fastjson.Value) {
-	f := fieldOf(key)
-	if f == fNone || !j.spec.known.has(f) {
-		return // unknown fields pass
-	}
-	if j.seen.has(f) {
-		j.ev.Flags |= DuplicateKey
-		j.report(f, reasonDuplicate)
-		return
-	}
-	j.seen |= 1 << f
-	if val.Type() == fastjson.TypeNull {
-		if !j.spec.nullable.has(f) {
-			j.report(f, reasonNull)
-		}
-		return
-	}
-	j.check(f, val)
-}
-
-// report records a violation, unless best-effort mode ignores the field.
-func (j *judge) report(f field, reason string) {
-	if j.bestEffort && !bestEffortRequired.has(f) && f != fSeq {
-		return
-	}
-	j.ev.violate(fields[f].name, reason)
-}
-
-func (j *judge) finish() {
-	if j.bestEffort {
-		j.ev.Flags |= BestEffort
-	}
-	required := j.spec.required
-	if j.bestEffort {
-		required = bestEffortRequired
-	}
-	if missing := required &^ j.seen; missing != 0 {
-		for f := field(0); f < fieldCount; f++ {
-			if missing.has(f) {
-				j.ev.violate(fields[f].name, reasonRequired)
-			}
-		}
-	}
-	if len(j.ev.Violations) > 0 {
-		j.ev.Outcome = SchemaInvalid
-	}
-}
-
-func (j *judge) check(f field, val *fastjson.Value) {
-	switch c := fields[f].check; c {
-	case cBool:
-		if t := val.Type(); t != fastjson.TypeTrue && t != fastjson.TypeFalse {
-			j.report(f, reasonNotBool)
-		}
-	case cInt, cInt0, cInt1:
-		j.checkInt(f, c, val)
-	default:
-		s, err := val.StringBytes()
-		if err != nil {
-			j.report(f, reasonNotString)
-			return
-		}
-		if reason := checkString(c, s); reason != "" {
-			j.report(f, reason)
-			return
-		}
-		j.keepString(f, s)
-	}
-}
-
-func (j *judge) checkInt(f field, c check, val *fastjson.Value) {
-	n, ok := integer(val)
-	switch {
-	case !ok:
-		j.report(f, reasonNotInteger)
-		return
-	case c == cInt0 && n < 0:
-		j.report(f, reasonMin0)
-		return
-	case c == cInt1 && n < 1:
-		j.report(f, reasonMin1)
-		return
-	}
-	j.keepInt(f, n)
-}
-
-// integer reads a JSON number that is an integer (JSON Schema counts 3.0 as
-// an integer). Values beyond int64 are refused.
-func integer(val *fastjson.Value) (int64, bool) {
-	if val.Type() != fastjson.TypeNumber {
-		return 0, false
-	}
-	if n, err := val.Int64(); err == nil {
-		return n, true
-	}
-	f, err := val.Float64()
-	if err != nil || f != float64(int64(f)) || f > 9.2e18 || f < -9.2e18 {
-		return 0, false
-	}
-	return int64(f), true
-}
-
-func checkString(c check, s []byte) string {
-	switch c {
-	case cNonEmpty:
-		if len(s) == 0 {
-			return reasonEmpty
-		}
-	case cUUID:
-		if !isUUID(s) {
-			return reasonUUID
-		}
-	case cDateTime:
-		if _, ok := parseTime(s); !ok {
-			return reasonDateTime
-		}
-	case cHex64:
-		if !isHex64(s) {
-			return reasonHex64
-		}
-	case cMax1024:
-		if len(s) > 1024 && utf8.RuneCount(s) > 1024 {
-			return reasonMax1024
-		}
-	case cMax4096:
-		if len(s) > 4096 && utf8.RuneCount(s) > 4096 {
-			return reasonMax4096
-		}
-	case cFinishReason:
-		switch string(s) {
-		case "end_turn", "tool_use", "max_tokens", "stop_sequence":
-		default:
-			return reasonFinish
-		}
-	case cEndReason:
-		switch string(s) {
-		case "completed", "failed", "approval_pause", "cancelled":
-		default:
-			return reasonEndReason
-		}
-	}
-	return ""
-}
-
-// isUUID accepts the hyphenated 36-character form only, as JSON Schema's
-// "uuid" format (RFC 4122) does.
-func isUUID(s []byte) bool {
-	if len(s) != 36 {
-		return false
-	}
-	_, err := uuid.ParseBytes(s)
-	return err == nil
-}
-
-func isHex64(s []byte) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// parseTime parses an RFC 3339 date-time without allocating.
-func parseTime(s []byte) (time.Time, bool) {
-	if len(s) < len("2006-01-02T15:04:05Z") {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, unsafe.String(&s[0], len(s)))
-	return t, err == nil
-}
-
-func (j *judge) keepString(f field, s []byte) {
-	ev := j.ev
-	switch f {
-	case fTimestamp:
-		ev.Timestamp, ev.HasTimestamp = parseTime(s)
-	case fJobID:
-		ev.JobID = j.a.Copy(s)
-	case fSessionID:
-		ev.SessionID = j.a.Copy(s)
-	case fAgentID:
-		ev.AgentID = j.a.Copy(s)
-	case fPodName:
-		ev.PodName = j.a.Copy(s)
-	case fModel:
-		ev.Model = j.a.Copy(s)
-	case fFinishReason:
-		ev.FinishReason = j.a.Copy(s)
-	case fCheckpointID:
-		ev.CheckpointID = j.a.Copy(s)
-	case fInvocationID:
-		ev.InvocationID = j.a.Copy(s)
-	case fToolName:
-		ev.ToolName = j.a.Copy(s)
-	case fReason:
-		ev.EndReason = j.a.Copy(s)
-	}
-}
-
-func (j *judge) keepInt(f field, n int64) {
-	ev := j.ev
-	switch f {
-	case fSeq:
-		ev.Seq, ev.HasSeq = n, true
-	case fBufferSchemaVersion:
-		ev.SchemaVersion, ev.HasSchemaVersion = n, true
-	case fStepIndex:
-		ev.StepIndex, ev.HasStepIndex = n, true
-	case fPromptTokens:
-		ev.PromptTokens = n
-		ev.HasTokens = true
-	case fCompletionTokens:
-		ev.CompletionTokens = n
-		ev.HasTokens = true
-	}
-}
+// reasonTooDeep is the corrupt reason of a line nested deeper than maxDepth.
+var reasonTooDeep = "not JSON: nested deeper than " + strconv.Itoa(maxDepth) + " levels"

@@ -49,7 +49,7 @@ func validate(t *testing.T, l string, bestEffort bool) Event {
 
 func TestValidateValidEvents(t *testing.T) {
 	cases := map[string]string{
-		"session start": line("SESSION_START", 0, `"buffer_schema_version":1,"agent_id":"`+agentID+`","pod_name":"agent-worker-7b9f4-xk2n3","worker_job_id":null`),
+		"session start":          line("SESSION_START", 0, `"buffer_schema_version":1,"agent_id":"`+agentID+`","pod_name":"agent-worker-7b9f4-xk2n3","worker_job_id":null`),
 		"checkpoint loaded null": line("CHECKPOINT_LOADED", 1, `"checkpoint_id":null,"step_index":null`),
 		"llm request":            line("LLM_REQUEST", 2, `"model":"claude-sonnet-4-5","step_index":0,"prompt_hash":"`+hash64+`","message_count":3`),
 		"llm response":           line("LLM_RESPONSE", 3, `"step_index":0,"prompt_tokens":1200,"completion_tokens":340,"finish_reason":"tool_use","tool_use_count":1,"duration_ms":2100`),
@@ -117,7 +117,7 @@ func TestValidateSchemaViolations(t *testing.T) {
 		{"negative tokens", line("LLM_RESPONSE", 3, `"step_index":0,"prompt_tokens":-1,"completion_tokens":1,"finish_reason":"end_turn"`), "prompt_tokens: must be >= 0"},
 		{"fractional", line("LLM_RESPONSE", 3, `"step_index":0.5,"prompt_tokens":1,"completion_tokens":1,"finish_reason":"end_turn"`), "step_index: must be an integer"},
 		{"negative seq", line("ERROR", -3, ""), "seq: must be >= 0"},
-		{"huge seq", `{` + strings.Replace(base("ERROR", 0), `"seq":0`, `"seq":99999999999999999999999`, 1) + `}`, "seq: must be an integer"},
+		{"huge seq", `{` + strings.Replace(base("ERROR", 0), `"seq":0`, `"seq":99999999999999999999999`, 1) + `}`, "seq: integer out of range"},
 		{"bad timestamp", `{"type":"ERROR","timestamp":"yesterday","job_id":"` + jobID + `","session_id":"` + sessID + `"}`, "timestamp: must be an RFC 3339 date-time"},
 		{"schema version 0", line("SESSION_START", 0, `"buffer_schema_version":0,"agent_id":"`+agentID+`","pod_name":"p"`), "buffer_schema_version: must be >= 1"},
 		{"checkpoint written null id", line("CHECKPOINT_WRITTEN", 6, `"checkpoint_id":null,"step_index":0`), "checkpoint_id: must not be null"},
@@ -156,7 +156,8 @@ func TestValidateCorrupt(t *testing.T) {
 		{"no type", `{"timestamp":"2026-02-23T14:30:22Z"}`, `no string "type"`},
 		{"type not string", `{"type":5,"timestamp":"2026-02-23T14:30:22Z"}`, `no string "type"`},
 		{"no timestamp", `{"type":"ERROR"}`, `no string "timestamp"`},
-		{"deep nesting", strings.Repeat("[", 400) + strings.Repeat("]", 400), "not JSON: parse error"},
+		{"deep nesting", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), "not JSON: nested deeper than 10000 levels"},
+		{"deep but valid JSON is not corrupt for it", strings.Repeat("[", 1000) + strings.Repeat("]", 1000), "not a JSON object"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,304 @@
+package integrity
+
+import "unicode/utf8"
+
+// judge applies an event type's schema to the known fields of one line.
+type judge struct {
+	ev         *Event
+	a          *Arena
+	v          *Validator
+	line       []byte
+	spec       *kindSpec // nil until the type is known
+	bestEffort bool
+	badType    bool // the type is not a string: the line is corrupt
+	seen       mask
+}
+
+// member takes the next top-level member of the line, whose key names f.
+func (j *judge) member(f field, m *member) {
+	switch {
+	case f == fNone || j.badType:
+	case j.spec != nil:
+		if f == fTimestamp {
+			j.v.set.add(f, m) // for the corrupt check at the end
+		}
+		j.visit(f, &m.slot)
+	default:
+		set := &j.v.set
+		set.add(f, m)
+		if f == fType && !m.keyEsc {
+			// The first "type" written plainly is the type (see
+			// fieldSet.typeAndTimestamp): judge what waited, go on as the
+			// members come.
+			if m.kind != kindString {
+				j.badType = true
+				return
+			}
+			j.begin(&m.slot)
+		}
+	}
+}
+
+// begin sets the event type from the type's value and judges the members
+// that came before it.
+func (j *judge) begin(t *slot) {
+	name := t.str(j.line)
+	if t.esc {
+		name = j.v.unescape(name)
+	}
+	ev := j.ev
+	ev.TypeName = j.a.Copy(name)
+	ev.Kind = KindOf(name)
+	if ev.Kind == KindUnknown {
+		ev.Flags |= UnknownType
+	}
+	j.spec = &kinds[ev.Kind]
+	set := &j.v.set
+	for _, f := range set.order {
+		j.visit(f, &set.first[f])
+	}
+}
+
+// end applies the seed's minimal structure rule once the whole line is
+// read: a string type and a string timestamp, else the line is corrupt. It
+// returns the reason, or "".
+func (j *judge) end() string {
+	const noType, noTimestamp = "no string \"type\"", "no string \"timestamp\""
+	if j.badType {
+		return noType
+	}
+	t, ts := j.v.set.typeAndTimestamp()
+	if t == nil || t.kind != kindString {
+		return noType
+	}
+	if ts == nil || ts.kind != kindString {
+		return noTimestamp
+	}
+	if j.spec == nil {
+		j.begin(t) // the type's key has escapes: it is known only now
+	}
+	return ""
+}
+
+// visit judges one occurrence of a known field, in the order of the line;
+// val is the field's first value.
+func (j *judge) visit(f field, val *slot) {
+	if !j.spec.known.has(f) {
+		return // fields of other event types pass, like unknown ones
+	}
+	if j.seen.has(f) {
+		j.ev.Flags |= DuplicateKey
+		j.report(f, reasonDuplicate)
+		return
+	}
+	j.seen |= 1 << f
+	switch c := fields[f].check; {
+	case val.kind == kindNull:
+		if !j.spec.nullable.has(f) {
+			j.report(f, reasonNull)
+		}
+	case c == cInt || c == cInt0 || c == cInt1:
+		j.checkInt(f, c, val)
+	case c == cBool:
+		if val.kind != kindTrue && val.kind != kindFalse {
+			j.report(f, reasonNotBool)
+		}
+	case val.kind != kindString:
+		j.report(f, reasonNotString)
+	case val.shaped:
+		j.keepString(f, val.str(j.line)) // a uuid or hash, already checked
+	default:
+		j.checkString(f, c, val)
+	}
+}
+
+// report records a violation, unless best-effort mode ignores the field.
+func (j *judge) report(f field, reason string) {
+	if j.bestEffort && !bestEffortRequired.has(f) && f != fSeq {
+		return
+	}
+	j.ev.violate(fields[f].name, reason)
+}
+
+func (j *judge) finish() {
+	if j.bestEffort {
+		j.ev.Flags |= BestEffort
+	}
+	required := j.spec.required
+	if j.bestEffort {
+		required = bestEffortRequired
+	}
+	if missing := required &^ j.seen; missing != 0 {
+		for f := field(0); f < fieldCount; f++ {
+			if missing.has(f) {
+				j.ev.violate(fields[f].name, reasonRequired)
+			}
+		}
+	}
+	if len(j.ev.Violations) > 0 {
+		j.ev.Outcome = SchemaInvalid
+	}
+}
+
+func (j *judge) checkInt(f field, c check, val *slot) {
+	n, ok := int64(0), false
+	if val.kind == kindNumber {
+		raw := val.raw(j.line)
+		if n, ok = smallInt(raw); !ok {
+			n, ok = integer(raw)
+		}
+	}
+	switch {
+	case !ok && val.kind == kindNumber && integralOutOfRange(val.raw(j.line)):
+		j.report(f, reasonOutOfRange)
+		return
+	case !ok:
+		j.report(f, reasonNotInteger)
+		return
+	case c == cInt0 && n < 0:
+		j.report(f, reasonMin0)
+		return
+	case c == cInt1 && n < 1:
+		j.report(f, reasonMin1)
+		return
+	}
+	j.keepInt(f, n)
+}
+
+// checkString judges a string value and keeps it when the Event wants it.
+// Escapes are decoded only when the decoded text matters.
+func (j *judge) checkString(f field, c check, val *slot) {
+	s := val.str(j.line)
+	switch c {
+	case cTypeName, cString:
+		if !keeps(f) {
+			return // any string passes
+		}
+	case cMax1024:
+		if longer(s, val.esc, 1024) {
+			j.report(f, reasonMax1024)
+		}
+		return
+	case cMax4096:
+		if longer(s, val.esc, 4096) {
+			j.report(f, reasonMax4096)
+		}
+		return
+	}
+	if val.esc {
+		s = j.v.unescape(s)
+	}
+	if c == cDateTime {
+		t, ok := parseTime(s)
+		if !ok {
+			j.report(f, reasonDateTime)
+			return
+		}
+		j.ev.Timestamp, j.ev.HasTimestamp = t, true
+		return
+	}
+	if reason := checkText(c, s); reason != "" {
+		j.report(f, reason)
+		return
+	}
+	j.keepString(f, s)
+}
+
+// longer tells whether a string value (escaped when esc) has more than max
+// characters, counted as JSON Schema's maxLength does (code points of the
+// decoded text). Decoding never lengthens a string, so short ones are
+// settled by their size.
+func longer(s []byte, esc bool, max int) bool {
+	switch {
+	case len(s) <= max:
+		return false
+	case esc:
+		return escapedChars(s) > max
+	}
+	return utf8.RuneCount(s) > max
+}
+
+// checkText judges decoded text against its rule.
+func checkText(c check, s []byte) string {
+	switch c {
+	case cNonEmpty:
+		if len(s) == 0 {
+			return reasonEmpty
+		}
+	case cUUID:
+		if !isUUID(s) {
+			return reasonUUID
+		}
+	case cHex64:
+		if !isHex64(s) {
+			return reasonHex64
+		}
+	case cFinishReason:
+		switch string(s) {
+		case "end_turn", "tool_use", "max_tokens", "stop_sequence":
+		default:
+			return reasonFinish
+		}
+	case cEndReason:
+		switch string(s) {
+		case "completed", "failed", "approval_pause", "cancelled":
+		default:
+			return reasonEndReason
+		}
+	}
+	return ""
+}
+
+// keeps tells whether the Event keeps a string field's value.
+func keeps(f field) bool {
+	switch f {
+	case fJobID, fSessionID, fAgentID, fPodName, fModel, fFinishReason,
+		fCheckpointID, fInvocationID, fToolName, fReason:
+		return true
+	}
+	return false
+}
+
+func (j *judge) keepString(f field, s []byte) {
+	ev := j.ev
+	switch f {
+	case fJobID:
+		ev.JobID = j.a.Copy(s)
+	case fSessionID:
+		ev.SessionID = j.a.Copy(s)
+	case fAgentID:
+		ev.AgentID = j.a.Copy(s)
+	case fPodName:
+		ev.PodName = j.a.Copy(s)
+	case fModel:
+		ev.Model = j.a.Copy(s)
+	case fFinishReason:
+		ev.FinishReason = j.a.Copy(s)
+	case fCheckpointID:
+		ev.CheckpointID = j.a.Copy(s)
+	case fInvocationID:
+		ev.InvocationID = j.a.Copy(s)
+	case fToolName:
+		ev.ToolName = j.a.Copy(s)
+	case fReason:
+		ev.EndReason = j.a.Copy(s)
+	}
+}
+
+func (j *judge) keepInt(f field, n int64) {
+	ev := j.ev
+	switch f {
+	case fSeq:
+		ev.Seq, ev.HasSeq = n, true
+	case fBufferSchemaVersion:
+		ev.SchemaVersion, ev.HasSchemaVersion = n, true
+	case fStepIndex:
+		ev.StepIndex, ev.HasStepIndex = n, true
+	case fPromptTokens:
+		ev.PromptTokens = n
+		ev.HasTokens = true
+	case fCompletionTokens:
+		ev.CompletionTokens = n
+		ev.HasTokens = true
+	}
+}

@@ -1,0 +1,349 @@
+package integrity
+
+// The validator as it was before the single-pass scanner, built on
+// fastjson, kept as the oracle the differential fuzz and table tests
+// compare Validate with: the scanner must not change a single verdict.
+
+import (
+	"testing"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/google/uuid"
+	"github.com/valyala/fastjson"
+
+	"github.com/journalship/journalship/internal/sample"
+)
+
+// legacyValidator is the fastjson-based validator, unchanged but renamed.
+type legacyValidator struct {
+	parser fastjson.Parser
+}
+
+// Validate judges one line (without its newline) into ev. With bestEffort,
+// only the version-independent fields are checked. Extracted values are
+// copied into a.
+func (v *legacyValidator) Validate(line []byte, bestEffort bool, a *Arena, ev *Event) {
+	ev.Reset()
+	if reason := legacyPrecheck(line); reason != "" {
+		ev.Outcome, ev.CorruptReason = Corrupt, reason
+		return
+	}
+	val, err := v.parser.ParseBytes(line)
+	if err != nil {
+		ev.Outcome, ev.CorruptReason = Corrupt, "not JSON: parse error"
+		return
+	}
+	obj, err := val.Object()
+	if err != nil {
+		ev.Outcome, ev.CorruptReason = Corrupt, "not a JSON object"
+		return
+	}
+	if !v.readType(obj, a, ev) {
+		return
+	}
+	j := legacyJudge{ev: ev, a: a, spec: &kinds[ev.Kind], bestEffort: bestEffort}
+	obj.Visit(j.visit)
+	j.finish()
+}
+
+// legacyPrecheck rejects what the strict JSON validator must see first: blank
+// lines, invalid UTF-8 and anything that is not strict JSON (fastjson's
+// parser alone accepts NaN and other non-JSON).
+func legacyPrecheck(line []byte) string {
+	if legacyIsBlank(line) {
+		return "blank line"
+	}
+	if !utf8.Valid(line) {
+		return "invalid UTF-8"
+	}
+	if fastjson.ValidateBytes(line) != nil {
+		return "not JSON"
+	}
+	return ""
+}
+
+func legacyIsBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// readType applies the seed's minimal structure rule: a string type and a
+// string timestamp, else the line is corrupt.
+func (v *legacyValidator) readType(obj *fastjson.Object, a *Arena, ev *Event) bool {
+	t := obj.Get("type")
+	if t == nil || t.Type() != fastjson.TypeString {
+		ev.Outcome, ev.CorruptReason = Corrupt, "no string \"type\""
+		return false
+	}
+	ts := obj.Get("timestamp")
+	if ts == nil || ts.Type() != fastjson.TypeString {
+		ev.Outcome, ev.CorruptReason = Corrupt, "no string \"timestamp\""
+		return false
+	}
+	name, _ := t.StringBytes()
+	ev.TypeName = a.Copy(name)
+	ev.Kind = KindOf(name)
+	if ev.Kind == KindUnknown {
+		ev.Flags |= UnknownType
+	}
+	return true
+}
+
+// legacyJudge walks one object's fields.
+type legacyJudge struct {
+	ev         *Event
+	a          *Arena
+	spec       *kindSpec
+	bestEffort bool
+	seen       mask
+}
+
+func (j *legacyJudge) visit(key []byte, val *fastjson.Value) {
+	f := fieldOf(key)
+	if f == fNone || !j.spec.known.has(f) {
+		return // unknown fields pass
+	}
+	if j.seen.has(f) {
+		j.ev.Flags |= DuplicateKey
+		j.report(f, reasonDuplicate)
+		return
+	}
+	j.seen |= 1 << f
+	if val.Type() == fastjson.TypeNull {
+		if !j.spec.nullable.has(f) {
+			j.report(f, reasonNull)
+		}
+		return
+	}
+	j.check(f, val)
+}
+
+// report records a violation, unless best-effort mode ignores the field.
+func (j *legacyJudge) report(f field, reason string) {
+	if j.bestEffort && !bestEffortRequired.has(f) && f != fSeq {
+		return
+	}
+	j.ev.violate(fields[f].name, reason)
+}
+
+func (j *legacyJudge) finish() {
+	if j.bestEffort {
+		j.ev.Flags |= BestEffort
+	}
+	required := j.spec.required
+	if j.bestEffort {
+		required = bestEffortRequired
+	}
+	if missing := required &^ j.seen; missing != 0 {
+		for f := field(0); f < fieldCount; f++ {
+			if missing.has(f) {
+				j.ev.violate(fields[f].name, reasonRequired)
+			}
+		}
+	}
+	if len(j.ev.Violations) > 0 {
+		j.ev.Outcome = SchemaInvalid
+	}
+}
+
+func (j *legacyJudge) check(f field, val *fastjson.Value) {
+	switch c := fields[f].check; c {
+	case cBool:
+		if t := val.Type(); t != fastjson.TypeTrue && t != fastjson.TypeFalse {
+			j.report(f, reasonNotBool)
+		}
+	case cInt, cInt0, cInt1:
+		j.checkInt(f, c, val)
+	default:
+		s, err := val.StringBytes()
+		if err != nil {
+			j.report(f, reasonNotString)
+			return
+		}
+		if reason := legacyCheckString(c, s); reason != "" {
+			j.report(f, reason)
+			return
+		}
+		j.keepString(f, s)
+	}
+}
+
+func (j *legacyJudge) checkInt(f field, c check, val *fastjson.Value) {
+	n, ok := legacyInteger(val)
+	switch {
+	case !ok:
+		j.report(f, reasonNotInteger)
+		return
+	case c == cInt0 && n < 0:
+		j.report(f, reasonMin0)
+		return
+	case c == cInt1 && n < 1:
+		j.report(f, reasonMin1)
+		return
+	}
+	j.keepInt(f, n)
+}
+
+// legacyInteger reads a JSON number that is an integer (JSON Schema counts 3.0 as
+// an integer). Values beyond int64 are refused.
+func legacyInteger(val *fastjson.Value) (int64, bool) {
+	if val.Type() != fastjson.TypeNumber {
+		return 0, false
+	}
+	if n, err := val.Int64(); err == nil {
+		return n, true
+	}
+	f, err := val.Float64()
+	if err != nil || f != float64(int64(f)) || f > 9.2e18 || f < -9.2e18 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+func legacyCheckString(c check, s []byte) string {
+	switch c {
+	case cNonEmpty:
+		if len(s) == 0 {
+			return reasonEmpty
+		}
+	case cUUID:
+		if !legacyIsUUID(s) {
+			return reasonUUID
+		}
+	case cDateTime:
+		if _, ok := legacyParseTime(s); !ok {
+			return reasonDateTime
+		}
+	case cHex64:
+		if !legacyIsHex64(s) {
+			return reasonHex64
+		}
+	case cMax1024:
+		if len(s) > 1024 && utf8.RuneCount(s) > 1024 {
+			return reasonMax1024
+		}
+	case cMax4096:
+		if len(s) > 4096 && utf8.RuneCount(s) > 4096 {
+			return reasonMax4096
+		}
+	case cFinishReason:
+		switch string(s) {
+		case "end_turn", "tool_use", "max_tokens", "stop_sequence":
+		default:
+			return reasonFinish
+		}
+	case cEndReason:
+		switch string(s) {
+		case "completed", "failed", "approval_pause", "cancelled":
+		default:
+			return reasonEndReason
+		}
+	}
+	return ""
+}
+
+// legacyIsUUID accepts the hyphenated 36-character form only, as JSON Schema's
+// "uuid" format (RFC 4122) does.
+func legacyIsUUID(s []byte) bool {
+	if len(s) != 36 {
+		return false
+	}
+	_, err := uuid.ParseBytes(s)
+	return err == nil
+}
+
+func legacyIsHex64(s []byte) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// legacyParseTime parses an RFC 3339 date-time without allocating.
+func legacyParseTime(s []byte) (time.Time, bool) {
+	if len(s) < len("2006-01-02T15:04:05Z") {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, unsafe.String(&s[0], len(s)))
+	return t, err == nil
+}
+
+func (j *legacyJudge) keepString(f field, s []byte) {
+	ev := j.ev
+	switch f {
+	case fTimestamp:
+		ev.Timestamp, ev.HasTimestamp = legacyParseTime(s)
+	case fJobID:
+		ev.JobID = j.a.Copy(s)
+	case fSessionID:
+		ev.SessionID = j.a.Copy(s)
+	case fAgentID:
+		ev.AgentID = j.a.Copy(s)
+	case fPodName:
+		ev.PodName = j.a.Copy(s)
+	case fModel:
+		ev.Model = j.a.Copy(s)
+	case fFinishReason:
+		ev.FinishReason = j.a.Copy(s)
+	case fCheckpointID:
+		ev.CheckpointID = j.a.Copy(s)
+	case fInvocationID:
+		ev.InvocationID = j.a.Copy(s)
+	case fToolName:
+		ev.ToolName = j.a.Copy(s)
+	case fReason:
+		ev.EndReason = j.a.Copy(s)
+	}
+}
+
+func (j *legacyJudge) keepInt(f field, n int64) {
+	ev := j.ev
+	switch f {
+	case fSeq:
+		ev.Seq, ev.HasSeq = n, true
+	case fBufferSchemaVersion:
+		ev.SchemaVersion, ev.HasSchemaVersion = n, true
+	case fStepIndex:
+		ev.StepIndex, ev.HasStepIndex = n, true
+	case fPromptTokens:
+		ev.PromptTokens = n
+		ev.HasTokens = true
+	case fCompletionTokens:
+		ev.CompletionTokens = n
+		ev.HasTokens = true
+	}
+}
+
+// BenchmarkValidateLegacy is BenchmarkValidate for the fastjson-based
+// validator, to compare both on the same machine at the same moment.
+func BenchmarkValidateLegacy(b *testing.B) {
+	lines := sample.Lines(1, 1000)
+	size := 0
+	for _, l := range lines {
+		size += len(l)
+	}
+	var v legacyValidator
+	a := NewArena(1 << 20)
+	var ev Event
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer() // the sample lines take ~15 ms to generate: not validation
+	for range b.N {
+		a.Reset(1 << 20)
+		for _, l := range lines {
+			v.Validate(l, false, a, &ev)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+}
