@@ -1,6 +1,7 @@
 package loki
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 
@@ -8,8 +9,9 @@ import (
 	"github.com/klauspost/compress/s2"
 )
 
-// segment is the entries [lo, hi) of stream s inside one request.
-type segment struct{ s, lo, hi int }
+// segment is the entries [lo, hi) of stream s inside one request; size is
+// the length of its protobuf Stream message.
+type segment struct{ s, lo, hi, size int }
 
 // request is segs[first:end] of the plan, size bytes of protobuf.
 type request struct{ first, end, size, entries int }
@@ -18,7 +20,6 @@ type request struct{ first, end, size, entries int }
 type encoder struct {
 	segs []segment
 	reqs []request
-	req  push.PushRequest
 	raw  []byte // protobuf of the current request
 	comp []byte // snappy of raw
 }
@@ -52,7 +53,7 @@ func (b *Batch) plan(limit int, multi bool) []request {
 			ec := field(s.entries[ei].Size())
 			if cur.size+field(segSize+ec) > limit && (cur.entries > 0 || ei > lo) {
 				if ei > lo {
-					e.segs = append(e.segs, segment{si, lo, ei})
+					e.segs = append(e.segs, segment{si, lo, ei, segSize})
 					cur.size += field(segSize)
 					cur.entries += ei - lo
 				}
@@ -64,7 +65,7 @@ func (b *Batch) plan(limit int, multi bool) []request {
 			segSize += ec
 		}
 		if len(s.entries) > lo {
-			e.segs = append(e.segs, segment{si, lo, len(s.entries)})
+			e.segs = append(e.segs, segment{si, lo, len(s.entries), segSize})
 			cur.size += field(segSize)
 			cur.entries += len(s.entries) - lo
 		}
@@ -78,21 +79,36 @@ func (b *Batch) plan(limit int, multi bool) []request {
 
 // encode marshals request r of the last plan and compresses it. The returned
 // slices are owned by the batch and valid until the next encode or Reset.
+//
+// The outer PushRequest is written here, with the stream sizes the plan
+// already computed; gogo's PushRequest.Marshal would compute every entry's
+// size twice more. Each stream is written by push.Stream itself, into its
+// exact slot, so the bytes are the ones PushRequest.Marshal writes (a test
+// checks it).
 func (b *Batch) encode(r request) (raw, compressed []byte, err error) {
 	e := &b.enc
-	e.req.Streams = e.req.Streams[:0]
-	for _, sg := range e.segs[r.first:r.end] {
-		s := &b.streams[sg.s]
-		e.req.Streams = append(e.req.Streams, push.Stream{Labels: s.key, Entries: s.entries[sg.lo:sg.hi]})
-	}
 	if cap(e.raw) < r.size {
 		e.raw = make([]byte, r.size)
 	}
 	e.raw = e.raw[:r.size]
-	n, err := e.req.MarshalToSizedBuffer(e.raw)
-	clear(e.req.Streams) // do not pin entries through the reused slice
-	if err != nil {
-		return nil, nil, fmt.Errorf("loki: marshal push request: %w", err)
+	n := 0
+	for _, sg := range e.segs[r.first:r.end] {
+		s := &b.streams[sg.s]
+		e.raw[n] = 0xa // PushRequest.streams, length-delimited
+		n++
+		n += binary.PutUvarint(e.raw[n:], uint64(sg.size))
+		if n+sg.size > len(e.raw) {
+			return nil, nil, fmt.Errorf("loki: marshal push request: planned %d bytes, need more", r.size)
+		}
+		st := push.Stream{Labels: s.key, Entries: s.entries[sg.lo:sg.hi]}
+		w, err := st.MarshalToSizedBuffer(e.raw[n : n+sg.size])
+		if err != nil {
+			return nil, nil, fmt.Errorf("loki: marshal push request: %w", err)
+		}
+		if w != sg.size {
+			return nil, nil, fmt.Errorf("loki: marshal push request: planned a %d-byte stream, wrote %d", sg.size, w)
+		}
+		n += w
 	}
 	if n != r.size {
 		return nil, nil, fmt.Errorf("loki: marshal push request: planned %d bytes, wrote %d", r.size, n)

@@ -1,0 +1,42 @@
+package loki
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grafana/loki/pkg/push"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEncodeWritesWhatGogoWrites: the request bytes encode writes are
+// exactly push.PushRequest.Marshal's for the same streams, for every split.
+func TestEncodeWritesWhatGogoWrites(t *testing.T) {
+	var b Batch
+	t0 := time.Date(2026, 11, 21, 10, 0, 0, 123456789, time.UTC)
+	for i := range 300 {
+		labels := []Label{{"service_name", "agent-sessions"}, {"event_type", []string{"A", "B", "C"}[i%3]}}
+		md := []Label{{"job_id", "j"}, {"seq", strings.Repeat("7", i%5+1)}}
+		if i%7 == 0 {
+			md = nil
+		}
+		require.NoError(t, b.Add(labels, Entry{Timestamp: t0.Add(time.Duration(i) * time.Second), Line: strings.Repeat("x", 50+i), Metadata: md, Ref: i}))
+	}
+	for _, multi := range []bool{true, false} {
+		for _, limit := range []int{MinMaxRequestBytes, 8 << 10, DefaultMaxRequestBytes} {
+			for _, r := range b.plan(limit, multi) {
+				var want push.PushRequest
+				for _, sg := range b.enc.segs[r.first:r.end] {
+					s := &b.streams[sg.s]
+					want.Streams = append(want.Streams, push.Stream{Labels: s.key, Entries: s.entries[sg.lo:sg.hi]})
+				}
+				wantRaw, err := want.Marshal()
+				require.NoError(t, err)
+				raw, _, err := b.encode(r)
+				require.NoError(t, err)
+				assert.Equal(t, wantRaw, raw, "multi=%v limit=%d", multi, limit)
+			}
+		}
+	}
+}
