@@ -11,7 +11,7 @@ export JOURNALSHIP_PLUGIN  := $(BIN)/out_journalship.so
 export JOURNALSHIP_FLBHOST := $(BIN)/flbhost
 export JOURNALSHIP_LOKI    := $(BIN)/loki
 
-.PHONY: all build deps loki test bench run vet clean
+.PHONY: all build deps loki test fuzz bench run vet clean
 
 all: build
 
@@ -48,6 +48,17 @@ vet:
 test: build loki vet
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -timeout 20m ./chunk ./integrity ./pipeline ./output ./ledger ./loki
+	$(MAKE) --no-print-directory fuzz
+
+# Every fuzz target for a bounded time (FUZZTIME each); findings are saved
+# under the package's testdata/fuzz and fail the run.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := chunk:FuzzDecode integrity:FuzzScan integrity:FuzzValidate \
+	integrity:FuzzParseTime integrity:FuzzFormats enrich:FuzzParsePath output:FuzzFlush
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+		$(GO) test -run=NONE -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=2s ./$$pkg; done
 
 bench: build
 	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s ./chunk ./integrity ./loki ./pipeline
