@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/journalship/journalship/audit"
@@ -84,7 +85,7 @@ func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *O
 		annots = append(annots, "job_dir_size_alert")
 		o.jobDirAlert = true
 	}
-	return f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "file_summary", Time: s.mtime,
+	return f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "file_summary", Time: s.mtime.Add(time.Millisecond),
 		Line: line, Annotations: annots, Metadata: []loki.Label{{Name: "level", Value: o.Level.String()}}}})
 }
 
@@ -131,8 +132,9 @@ type tailEntry struct {
 }
 
 // shipTail ships the entry that marks where the session was cut off. It is
-// stamped with the file's modification time (when the writer stopped), so
-// a second run ships an identical entry, which Loki stores once.
+// stamped just after the file's modification time (when the writer
+// stopped), so it ends the session's trail, and a second run ships an
+// identical entry, which Loki stores once.
 func (f *Finalizer) shipTail(ctx context.Context, path string, s snapshot) error {
 	te := tailEntry{Journalship: "truncated_tail", File: path, Offset: s.tailFrom, Bytes: len(s.tail), Preview: Preview(s.tail, f.cfg.PreviewBytes)}
 	if b, err := f.reader.Lookbehind(path, s.tailFrom, s.tail, -1); err == nil && b.SeqKnown && !b.AtStart {
@@ -142,7 +144,7 @@ func (f *Finalizer) shipTail(ctx context.Context, path string, s snapshot) error
 	if err != nil {
 		return err
 	}
-	return f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "truncated_tail", Time: s.mtime,
+	return f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "truncated_tail", Time: s.mtime.Add(time.Millisecond),
 		Line: line, Offset: s.tailFrom, HasOffset: true, Annotations: []string{"truncated_tail"}}})
 }
 
