@@ -175,7 +175,7 @@ func (env *badEnv) collect(t *testing.T, l *landed, dead []map[string]any) {
 	require.Len(t, got, want, "entries in Loki for %s", l.path)
 	l.entries = map[int64]lokiquery.Entry{}
 	for _, e := range got {
-		off, err := strconv.ParseInt(e.Metadata["offset"], 10, 64)
+		off, err := strconv.ParseInt(e.Metadata["byte_offset"], 10, 64)
 		require.NoError(t, err)
 		l.entries[off] = e
 	}
@@ -370,7 +370,7 @@ func checkInvalidUTF8(t *testing.T, l *landed, env *badEnv) {
 		time.Now().Add(-2*time.Hour), time.Now().Add(time.Minute), 100, lokiquery.Forward)
 	require.NoError(t, err)
 	require.Len(t, got, 1, "a line filter with the exact raw bytes finds the stored line")
-	assert.Equal(t, strconv.FormatInt(r.off, 10), got[0].Metadata["offset"])
+	assert.Equal(t, strconv.FormatInt(r.off, 10), got[0].Metadata["byte_offset"])
 
 	q := `sum(bytes_over_time(` + exact + ` [3h]))`
 	s, err := env.q.Instant(context.Background(), q, time.Now().Add(time.Minute))

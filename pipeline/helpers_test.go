@@ -98,8 +98,8 @@ func render(es []capturedEntry, root string) string {
 		if es[i].md["file"] != es[j].md["file"] {
 			return es[i].md["file"] < es[j].md["file"]
 		}
-		return len(es[i].md["offset"]) < len(es[j].md["offset"]) ||
-			len(es[i].md["offset"]) == len(es[j].md["offset"]) && es[i].md["offset"] < es[j].md["offset"]
+		return len(es[i].md["byte_offset"]) < len(es[j].md["byte_offset"]) ||
+			len(es[i].md["byte_offset"]) == len(es[j].md["byte_offset"]) && es[i].md["byte_offset"] < es[j].md["byte_offset"]
 	})
 	var b strings.Builder
 	for _, e := range es {

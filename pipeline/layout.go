@@ -25,7 +25,7 @@ const (
 	KeyInvocationID  Key = "invocation_id"  // high-cardinality
 	KeyToolName      Key = "tool_name"      // unbounded in principle
 	KeyFile          Key = "file"           // high-cardinality
-	KeyOffset        Key = "offset"         // high-cardinality
+	KeyOffset        Key = "byte_offset"    // high-cardinality; not "offset", a LogQL keyword
 	KeySessionStart  Key = "session_start"  // high-cardinality
 	KeySchemaVersion Key = "schema_version" // bounded but rarely useful
 	KeyAnnotations   Key = "annotations"    // comma-separated annotation kinds

@@ -37,7 +37,7 @@ func TestGoldenPushRequest(t *testing.T) {
 func annotationsByOffset(t *testing.T, e *env) map[string]string {
 	out := map[string]string{}
 	for _, en := range e.cap.entries() {
-		out[en.md["offset"]] = en.md["annotations"] + "|" + en.md["seq_gap"] + en.md["seq_regression"] + en.md["seq_repeat"] + "|" + en.md["model"]
+		out[en.md["byte_offset"]] = en.md["annotations"] + "|" + en.md["seq_gap"] + en.md["seq_regression"] + en.md["seq_repeat"] + "|" + en.md["model"]
 	}
 	return out
 }

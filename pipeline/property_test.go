@@ -136,7 +136,7 @@ func deliver(t *testing.T, e *env, rng *rand.Rand, queue []delivery) []string {
 func checkLanded(t *testing.T, e *env, files []*genFile, seed int64, story []string) {
 	byPlace := map[string][]capturedEntry{}
 	for _, en := range e.cap.entries() {
-		k := en.md["file"] + "@" + en.md["offset"]
+		k := en.md["file"] + "@" + en.md["byte_offset"]
 		byPlace[k] = append(byPlace[k], en)
 	}
 	var bad []string

@@ -33,7 +33,7 @@ func shipFile(t *testing.T, rel string, lines ...string) []map[string]string {
 	out := make([]map[string]string, len(es))
 	byOffset := map[string]map[string]string{}
 	for _, en := range es {
-		byOffset[en.md["offset"]] = en.md
+		byOffset[en.md["byte_offset"]] = en.md
 	}
 	off := 0
 	for i, l := range lines {

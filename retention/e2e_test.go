@@ -267,7 +267,7 @@ func (rig *e2eRig) checkLoki(url string) {
 			require.NoError(t, json.Unmarshal([]byte(e.Line), &te), e.Line)
 			tails[file] = append(tails[file], te.Offset, te.Bytes)
 		default:
-			key := file + "@" + e.Metadata["offset"]
+			key := file + "@" + e.Metadata["byte_offset"]
 			if prev, dup := lines[key]; dup {
 				require.Equal(t, prev, e.Line, "two different lines at %s", key)
 			}

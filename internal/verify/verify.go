@@ -42,7 +42,7 @@ func Landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string) {
 	// does not have.
 	byPlace := map[string]lokiquery.Entry{}
 	for _, e := range got {
-		place := e.Metadata["file"] + "@" + e.Metadata["offset"]
+		place := e.Metadata["file"] + "@" + e.Metadata["byte_offset"]
 		if prev, dup := byPlace[place]; dup {
 			require.Equal(t, prev.Line, e.Line, "two different lines at %s", place)
 		}
@@ -58,6 +58,14 @@ func Landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string) {
 		}
 	}
 	Tokens(t, q, c, to)
+	// An operator finds a line by its file and byte offset in LogQL.
+	if len(c.Files) > 0 && len(c.Files[0].Lines) > 1 {
+		f, l := c.Files[0], c.Files[0].Lines[1]
+		one, err := q.QueryRange(context.Background(), Selector+` | file="`+filepath.Join(root, f.Rel)+`" | byte_offset="`+strconv.FormatInt(l.Offset, 10)+`"`, from, to, 10, "forward")
+		require.NoError(t, err)
+		require.NotEmpty(t, one, "a LogQL filter on file and byte_offset finds the line")
+		assert.Equal(t, l.Text, one[0].Line)
+	}
 }
 
 func line(t testing.TB, f sample.File, l sample.Line, e lokiquery.Entry, node string) {
