@@ -30,6 +30,11 @@ type Config struct {
 	// StaleAfter is how long a partial last line must stay unchanged before
 	// the writer is taken for dead. Default 10m.
 	StaleAfter time.Duration
+	// IdleAfter, when positive, takes a file unchanged this long for
+	// finished even without a partial tail: a writer that stopped exactly
+	// at a line's end and never came back. The retention agent sets it to
+	// its max age (0, the default, turns the rule off).
+	IdleAfter time.Duration
 	// PreviewBytes bounds the escaped preview of a partial tail. Default 200
 	// (the seed's rawPreview).
 	PreviewBytes int
@@ -50,8 +55,8 @@ func DefaultConfig() Config {
 
 // Validate checks the configuration.
 func (c Config) Validate() error {
-	if c.StaleAfter < 0 || c.PreviewBytes < 16 || c.Now == nil {
-		return errors.New("finalize: stale-after >= 0, preview bytes >= 16 and a clock are required")
+	if c.StaleAfter < 0 || c.IdleAfter < 0 || c.PreviewBytes < 16 || c.Now == nil {
+		return errors.New("finalize: stale-after >= 0, idle-after >= 0, preview bytes >= 16 and a clock are required")
 	}
 	if err := c.Audit.Validate(); err != nil {
 		return err

@@ -159,13 +159,16 @@ func TestRules(t *testing.T) {
 		{"session ended", "session_20261121T090000Z_a.jsonl", ended, 0, nil, true, "session ended"},
 		{"fresh partial tail", "session_20261121T100000Z_b.jsonl", fresh, time.Second, nil, false, "still being written"},
 		{"open session, no tail", "session_20261121T100001Z_c.jsonl", start + "\n", time.Hour, nil, false, "still being written"},
+		{"idle past IdleAfter", "session_20261121T100003Z_e.jsonl", start + "\n", 8 * 24 * time.Hour, nil, true, "unchanged for 168h0m0s"},
 		{"job terminal", "session_20261121T100002Z_d.jsonl", start + "\n", 0, fixedStatus(true), true, "job is terminal"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := e.write(t, tc.file, tc.content, tc.age)
 			defer os.Remove(path)
-			o, err := e.finalizer(t, nil, tc.status).File(context.Background(), path)
+			f := e.finalizer(t, nil, tc.status)
+			f.cfg.IdleAfter = 7 * 24 * time.Hour
+			o, err := f.File(context.Background(), path)
 			require.NoError(t, err)
 			assert.Equal(t, tc.finished, o.Finished)
 			assert.Equal(t, tc.why, o.Why)

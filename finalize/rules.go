@@ -77,6 +77,9 @@ func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (stri
 	if len(s.tail) > 0 && f.cfg.Now().Sub(s.mtime) >= f.cfg.StaleAfter {
 		return "partial last line unchanged for " + f.cfg.StaleAfter.String(), nil
 	}
+	if f.cfg.IdleAfter > 0 && f.cfg.Now().Sub(s.mtime) >= f.cfg.IdleAfter {
+		return "unchanged for " + f.cfg.IdleAfter.String(), nil
+	}
 	return "", nil
 }
 

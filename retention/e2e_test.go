@@ -215,6 +215,7 @@ func (rig *e2eRig) sweep(mode string) *Report {
 	clock := func() time.Time { return rig.now }
 	fcfg := finalize.DefaultConfig()
 	fcfg.Now, fcfg.Backfill.MaxElapsed = clock, 300*time.Millisecond
+	fcfg.IdleAfter = 72 * time.Hour // as journalship retention sets it: its max age
 	fin, err := finalize.New(fcfg, inst, inst.Ledger(), FinalizeStatus{Status: JournalStatus{}})
 	require.NoError(t, err)
 	cfg := DefaultConfig()

@@ -101,6 +101,7 @@ func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io
 		defer srv.Close()
 	}
 	o.fin.Metrics, o.fin.Now = shipping, o.cfg.Now
+	o.fin.IdleAfter = o.cfg.MaxAge // a file silent past the max age is finished
 	var fin retention.Finalizer
 	if !o.cfg.DryRun {
 		f, err := finalize.New(o.fin, inst, inst.Ledger(), retention.FinalizeStatus{Status: status})
