@@ -45,21 +45,60 @@ func (p *Pipeline) deliver(ctx context.Context, w *work) error {
 }
 
 func (p *Pipeline) push(ctx context.Context, w *work, b *loki.Batch) error {
+	rejected, err := p.pushBatch(ctx, b)
+	if err != nil {
+		return err
+	}
+	for _, rj := range rejected {
+		p.rejected(w, rj, b == &w.retry)
+	}
+	return nil
+}
+
+// pushBatch sends b and returns the entries Loki refused for good. Any
+// failure to deliver the batch (nothing refused entry by entry) is a
+// *RetryError.
+func (p *Pipeline) pushBatch(ctx context.Context, b *loki.Batch) ([]loki.Rejection, error) {
 	if b.Len() == 0 {
-		return nil
+		return nil, nil
 	}
 	res, err := p.deps.Pusher.Push(ctx, b)
 	if err != nil {
 		var pe *loki.PermanentError
 		if !errors.As(err, &pe) || len(res.Rejected) == 0 {
 			_, cause := loki.Classify(err)
-			return &RetryError{Cause: cause, Err: err}
+			return nil, &RetryError{Cause: cause, Err: err}
 		}
 	}
-	for _, rj := range res.Rejected {
-		p.rejected(w, rj, b == &w.retry)
+	return res.Rejected, nil
+}
+
+// outsideWindow tells whether Loki would refuse t as too old or too new.
+func (p *Pipeline) outsideWindow(t, now time.Time) bool {
+	return t.Before(now.Add(-p.cfg.MaxEntryAge)) || t.After(now.Add(p.cfg.MaxFutureSkew))
+}
+
+// outsideReason is the dead-letter reason for an entry outside the window.
+func outsideReason(t time.Time) string {
+	return "timestamp " + t.Format(time.RFC3339Nano) + " is outside Loki's accepted window"
+}
+
+// stamped copies meta for an entry re-stamped now: annotations set to
+// annots (added if absent) and the entry's own time kept in
+// original_timestamp.
+func stamped(meta []loki.Label, orig time.Time, annots string) []loki.Label {
+	out := make([]loki.Label, 0, len(meta)+2)
+	found := false
+	for _, m := range meta {
+		if m.Name == string(KeyAnnotations) {
+			m.Value, found = annots, true
+		}
+		out = append(out, m)
 	}
-	return nil
+	if !found {
+		out = append(out, loki.Label{Name: string(KeyAnnotations), Value: annots})
+	}
+	return append(out, loki.Label{Name: mdOriginalTimestamp, Value: orig.Format(time.RFC3339Nano)})
 }
 
 // rejected handles one entry Loki refused for good: a timestamp refusal is
@@ -86,15 +125,8 @@ func timestampRefusal(reason string) bool {
 
 func (p *Pipeline) rewrite(w *work, i int) {
 	it := &w.items[i]
-	meta := make([]loki.Label, 0, len(it.meta)+1)
-	for _, m := range it.meta {
-		if m.Name != string(KeyAnnotations) {
-			meta = append(meta, m)
-		}
-	}
 	it.annots |= aTimestampRewritten
-	meta = append(meta, loki.Label{Name: mdOriginalTimestamp, Value: it.ts.Format(time.RFC3339Nano)},
-		loki.Label{Name: string(KeyAnnotations), Value: annotList(w, it.annots)})
+	meta := stamped(it.meta, it.ts, annotList(w, it.annots))
 	it.ts, it.meta, it.rewritten = p.cfg.Now().Add(time.Duration(w.retry.Len())), meta, true
 	r := &w.recs[i]
 	if err := w.retry.Add(it.labels, loki.Entry{Timestamp: it.ts, Line: string(r.Line), Metadata: meta, Ref: i}); err != nil {

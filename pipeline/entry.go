@@ -133,9 +133,9 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 		it.annots |= aJobIDMismatch
 	}
 	now := p.cfg.Now()
-	outside := it.ts.Before(now.Add(-p.cfg.MaxEntryAge)) || it.ts.After(now.Add(p.cfg.MaxFutureSkew))
+	outside := p.outsideWindow(it.ts, now)
 	if outside && p.cfg.OldEntries == DeadLetter {
-		w.deadLetter(i, "pipeline", "timestamp "+it.ts.Format(time.RFC3339Nano)+" is outside Loki's accepted window")
+		w.deadLetter(i, "pipeline", outsideReason(it.ts))
 		return
 	}
 	m := meta{w: w, start: len(w.meta)}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"unsafe"
@@ -216,9 +215,4 @@ func (p *Pipeline) attributeModel(w *work, f *fileState, i int) {
 			it.tokens, it.hasTokens = [2]int64{ev.PromptTokens, ev.CompletionTokens}, true
 		}
 	}
-}
-
-// jobMismatch tells whether the line's job_id differs from its path's.
-func jobMismatch(f *fileState, ev *integrity.Event) bool {
-	return f.path.JobID != "" && len(ev.JobID) > 0 && !bytes.Equal(ev.JobID, []byte(f.path.JobID))
 }

@@ -2,7 +2,7 @@ package pipeline
 
 import (
 	"context"
-	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -51,7 +51,7 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 		labels[i], kept[i] = p.syntheticEntry(e, i)
 		if p.outsideWindow(e.Time, now) {
 			if p.cfg.OldEntries == DeadLetter {
-				dl = append(dl, syntheticLetter(e, "timestamp "+e.Time.Format(time.RFC3339Nano)+" is outside Loki's accepted window"))
+				dl = append(dl, syntheticLetter(e, outsideReason(e.Time)))
 				continue
 			}
 			kept[i] = restamp(kept[i], now)
@@ -60,7 +60,7 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 			dl = append(dl, syntheticLetter(e, err.Error()))
 		}
 	}
-	rejected, err := p.pushSynthetic(ctx, &first)
+	rejected, err := p.pushBatch(ctx, &first)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 		}
 		dl = append(dl, syntheticLetter(e, rj.Reason))
 	}
-	rejected, err = p.pushSynthetic(ctx, &again)
+	rejected, err = p.pushBatch(ctx, &again)
 	if err != nil {
 		return err
 	}
@@ -86,38 +86,17 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	return nil
 }
 
-func (p *Pipeline) outsideWindow(t, now time.Time) bool {
-	return t.Before(now.Add(-p.cfg.MaxEntryAge)) || t.After(now.Add(p.cfg.MaxFutureSkew))
-}
-
 // restamp returns e stamped now, its time kept in original_timestamp and
 // timestamp_rewritten added to its annotations.
 func restamp(e loki.Entry, now time.Time) loki.Entry {
-	md := make([]loki.Label, 0, len(e.Metadata)+1)
+	annots := "timestamp_rewritten"
 	for _, m := range e.Metadata {
-		if m.Name == string(KeyAnnotations) {
-			m.Value += ",timestamp_rewritten"
+		if m.Name == string(KeyAnnotations) && m.Value != "" {
+			annots = m.Value + "," + annots
 		}
-		md = append(md, m)
 	}
-	md = append(md, loki.Label{Name: mdOriginalTimestamp, Value: e.Timestamp.Format(time.RFC3339Nano)})
-	e.Metadata, e.Timestamp = md, now
+	e.Metadata, e.Timestamp = stamped(e.Metadata, e.Timestamp, annots), now
 	return e
-}
-
-func (p *Pipeline) pushSynthetic(ctx context.Context, b *loki.Batch) ([]loki.Rejection, error) {
-	if b.Len() == 0 {
-		return nil, nil
-	}
-	res, err := p.deps.Pusher.Push(ctx, b)
-	if err != nil {
-		var pe *loki.PermanentError
-		if !errors.As(err, &pe) || len(res.Rejected) == 0 {
-			_, cause := loki.Classify(err)
-			return nil, &RetryError{Cause: cause, Err: err}
-		}
-	}
-	return res.Rejected, nil
 }
 
 func syntheticLetter(e *Synthetic, reason string) deadletter.Entry {
@@ -133,7 +112,7 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Ent
 	labels := p.labelSet.get(e.Kind, "synthetic", p.versionValue(f))
 	var md []loki.Label
 	add := func(k Key, v string) {
-		if v != "" && contains(p.cfg.Layout.Metadata, k) {
+		if v != "" && slices.Contains(p.cfg.Layout.Metadata, k) {
 			md = append(md, loki.Label{Name: string(k), Value: v})
 		}
 	}
@@ -154,13 +133,4 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Ent
 	}
 	md = append(md, e.Metadata...)
 	return labels, loki.Entry{Timestamp: e.Time, Line: string(e.Line), Metadata: md, Ref: ref}
-}
-
-func contains(ks []Key, k Key) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
