@@ -1,15 +1,13 @@
 package finalize
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/journalship/journalship/journalfile"
 	"github.com/valyala/fastjson"
 )
 
@@ -25,36 +23,14 @@ type snapshot struct {
 // snapshotOf reads the file's size, mtime, last complete line and partial
 // tail (reading backwards, at most 1 MiB).
 func snapshotOf(path string) (snapshot, error) {
-	fh, err := os.Open(path)
+	t, err := journalfile.ReadTail(path, 1<<20)
 	if err != nil {
 		return snapshot{}, err
 	}
-	defer fh.Close()
-	info, err := fh.Stat()
-	if err != nil {
-		return snapshot{}, err
+	if t.From < 0 {
+		return snapshot{}, errors.New(path + ": no newline in the last MiB")
 	}
-	if !info.Mode().IsRegular() {
-		return snapshot{}, errors.New(path + " is not a regular file")
-	}
-	s := snapshot{size: info.Size(), mtime: info.ModTime()}
-	start := max(0, s.size-(1<<20))
-	buf := make([]byte, s.size-start)
-	if _, err := fh.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
-		return snapshot{}, err
-	}
-	nl := bytes.LastIndexByte(buf, '\n')
-	if nl < 0 {
-		if start > 0 {
-			return snapshot{}, errors.New(path + ": no newline in the last MiB")
-		}
-		s.tail = buf
-		return s, nil
-	}
-	s.tailFrom, s.tail = start+int64(nl)+1, buf[nl+1:]
-	prev := bytes.LastIndexByte(buf[:nl], '\n')
-	s.lastLine = bytes.TrimSuffix(buf[prev+1:nl], []byte("\r"))
-	return s, nil
+	return snapshot{size: t.Size, mtime: t.ModTime, tailFrom: t.From, lastLine: t.Last, tail: t.Partial}, nil
 }
 
 // finished returns the rule that makes the file finished, or "".
@@ -93,7 +69,7 @@ func isSessionEnd(line []byte) bool {
 // start time).
 func newerSessionBeside(path string) bool {
 	base := filepath.Base(path)
-	if !strings.HasPrefix(base, "session_") {
+	if !journalfile.IsSessionFile(base) {
 		return false
 	}
 	entries, err := os.ReadDir(filepath.Dir(path))
@@ -102,7 +78,7 @@ func newerSessionBeside(path string) bool {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if e.Type().IsRegular() && strings.HasPrefix(n, "session_") && strings.HasSuffix(n, ".jsonl") && sessionKey(n) > sessionKey(base) {
+		if e.Type().IsRegular() && journalfile.IsSessionFile(n) && sessionKey(n) > sessionKey(base) {
 			return true
 		}
 	}

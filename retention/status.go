@@ -1,16 +1,14 @@
 package retention
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/journalship/journalship/journalfile"
 	"github.com/valyala/fastjson"
 )
 
@@ -99,7 +97,7 @@ func latestSession(dir string) (string, error) {
 	}
 	latest := ""
 	for _, e := range entries {
-		if n := e.Name(); e.Type().IsRegular() && isSession(n) && n > latest {
+		if n := e.Name(); e.Type().IsRegular() && journalfile.IsSessionFile(n) && n > latest {
 			latest = n
 		}
 	}
@@ -107,10 +105,6 @@ func latestSession(dir string) (string, error) {
 		return "", nil
 	}
 	return filepath.Join(dir, latest), nil
-}
-
-func isSession(name string) bool {
-	return strings.HasPrefix(name, "session_") && strings.HasSuffix(name, ".jsonl")
 }
 
 // lastLine returns the last complete line of path (without its newline),
@@ -124,24 +118,9 @@ func lastLine(path string) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
 	}
-	fh, err := os.Open(path)
-	if err != nil {
+	t, err := journalfile.ReadTail(path, lastLineMax)
+	if err != nil || len(t.Partial) > 0 || t.From < 0 {
 		return nil, err
 	}
-	defer fh.Close()
-	size := info.Size()
-	start := max(0, size-lastLineMax)
-	buf := make([]byte, size-start)
-	if _, err := fh.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	if len(buf) == 0 || buf[len(buf)-1] != '\n' {
-		return nil, nil
-	}
-	buf = bytes.TrimRight(buf[:len(buf)-1], "\r")
-	nl := bytes.LastIndexByte(buf, '\n')
-	if nl < 0 && start > 0 {
-		return nil, nil // the line is longer than we look back: not a SESSION_END
-	}
-	return buf[nl+1:], nil
+	return t.Last, nil
 }

@@ -1,0 +1,51 @@
+package journalfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReadTail(t *testing.T) {
+	cases := []struct {
+		name, data string
+		window     int64
+		from       int64
+		partial    string
+		last       string
+		hasLast    bool
+	}{
+		{"empty", "", 1024, 0, "", "", false},
+		{"only a partial line", `{"type":"SESS`, 1024, 0, `{"type":"SESS`, "", false},
+		{"complete lines", "a\nbb\r\n", 1024, 6, "", "bb", true},
+		{"lines and a torn tail", "a\nbb\ncc", 1024, 5, "cc", "bb", true},
+		{"one complete line", "a\n", 1024, 2, "", "a", true},
+		{"last line longer than the window", "a\n" + strings.Repeat("x", 50) + "\n", 20, 53, "", "", false},
+		{"no newline in the window", "a\n" + strings.Repeat("x", 50), 20, -1, "", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "j.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(tc.data), 0o644))
+			got, err := ReadTail(path, tc.window)
+			require.NoError(t, err)
+			assert.Equal(t, int64(len(tc.data)), got.Size)
+			assert.Equal(t, tc.from, got.From)
+			assert.Equal(t, tc.partial, string(got.Partial))
+			assert.Equal(t, tc.hasLast, got.Last != nil)
+			assert.Equal(t, tc.last, string(got.Last))
+		})
+	}
+	_, err := ReadTail(t.TempDir(), 10)
+	assert.ErrorContains(t, err, "not a regular file")
+}
+
+func TestIsSessionFile(t *testing.T) {
+	assert.True(t, IsSessionFile("session_20260223T143022Z_pod.jsonl"))
+	assert.False(t, IsSessionFile("session_x.log"))
+	assert.False(t, IsSessionFile("notes.jsonl"))
+}
