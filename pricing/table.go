@@ -1,0 +1,213 @@
+package pricing
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Price is what one million tokens of a model cost, and the table entry the
+// cost is attributed to.
+type Price struct {
+	Model            string  // the table's entry name
+	InputPerMillion  float64 // USD per million prompt tokens
+	OutputPerMillion float64 // USD per million completion tokens
+}
+
+// Cost returns the dollars of prompt and completion tokens at p.
+func (p Price) Cost(prompt, completion int64) float64 {
+	return (float64(prompt)*p.InputPerMillion + float64(completion)*p.OutputPerMillion) / 1e6
+}
+
+// Table is a parsed price table. It is immutable and safe to share.
+type Table struct {
+	base    matcher
+	tenants map[string]matcher
+}
+
+// Lookup returns the price of model for tenant: the tenant's own entries
+// first, then the table's. ok is false when no entry covers the model.
+func (t *Table) Lookup(tenant, model string) (Price, bool) {
+	if t == nil {
+		return Price{}, false
+	}
+	if m, ok := t.tenants[tenant]; ok {
+		if p, ok := m.lookup(model); ok {
+			return p, true
+		}
+	}
+	return t.base.lookup(model)
+}
+
+// Models returns the entry names of the table and of every tenant, sorted.
+func (t *Table) Models() []string {
+	var out []string
+	for _, m := range append([]matcher{t.base}, mapValues(t.tenants)...) {
+		for _, p := range m.exact {
+			out = append(out, p.Model)
+		}
+		for _, g := range m.globs {
+			out = append(out, g.price.Model)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func mapValues(m map[string]matcher) []matcher {
+	out := make([]matcher, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// matcher finds a model's entry: exact ids first, then the globs, the one
+// with the longest literal prefix first.
+type matcher struct {
+	exact map[string]Price
+	globs []glob
+}
+
+type glob struct {
+	pattern string
+	price   Price
+}
+
+func (m matcher) lookup(model string) (Price, bool) {
+	if p, ok := m.exact[model]; ok {
+		return p, true
+	}
+	for _, g := range m.globs {
+		if ok, _ := path.Match(g.pattern, model); ok {
+			return g.price, true
+		}
+	}
+	return Price{}, false
+}
+
+// file is the YAML document.
+type file struct {
+	Models  map[string]entry `yaml:"models"`
+	Tenants map[string]struct {
+		Models map[string]entry `yaml:"models"`
+	} `yaml:"tenants"`
+}
+
+type entry struct {
+	Match  []string `yaml:"match"`
+	Input  *float64 `yaml:"input_usd_per_million"`
+	Output *float64 `yaml:"output_usd_per_million"`
+}
+
+// Parse reads a price table strictly: unknown keys, missing or negative
+// prices, bad globs and a model id claimed by two entries are errors.
+func Parse(data []byte) (*Table, error) {
+	var f file
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return nil, err
+	}
+	if len(f.Models) == 0 {
+		return nil, errNoModels
+	}
+	base, err := build(f.Models)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{base: base, tenants: map[string]matcher{}}
+	for name, tn := range f.Tenants {
+		if name == "" {
+			return nil, errors.New("a tenant has an empty name")
+		}
+		if t.tenants[name], err = build(tn.Models); err != nil {
+			return nil, fmt.Errorf("tenant %q: %w", name, err)
+		}
+	}
+	return t, nil
+}
+
+func build(entries map[string]entry) (matcher, error) {
+	m := matcher{exact: map[string]Price{}}
+	claimed := map[string]string{}
+	for _, name := range sortedKeys(entries) {
+		e := entries[name]
+		p, err := e.price(name)
+		if err != nil {
+			return m, err
+		}
+		for _, pat := range e.patterns(name) {
+			if other, dup := claimed[pat]; dup {
+				return m, fmt.Errorf("model %q: %q is claimed by %q too", name, pat, other)
+			}
+			claimed[pat] = name
+			if err := m.add(pat, p); err != nil {
+				return m, fmt.Errorf("model %q: %w", name, err)
+			}
+		}
+	}
+	slices.SortStableFunc(m.globs, func(a, b glob) int { return literalLen(b.pattern) - literalLen(a.pattern) })
+	return m, nil
+}
+
+func (e entry) price(name string) (Price, error) {
+	if name == "" {
+		return Price{}, errors.New("a model has an empty name")
+	}
+	if e.Input == nil || e.Output == nil {
+		return Price{}, fmt.Errorf("model %q: input_usd_per_million and output_usd_per_million are required", name)
+	}
+	for _, v := range []float64{*e.Input, *e.Output} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return Price{}, fmt.Errorf("model %q: price %v is not a non-negative number", name, v)
+		}
+	}
+	return Price{Model: name, InputPerMillion: *e.Input, OutputPerMillion: *e.Output}, nil
+}
+
+func (e entry) patterns(name string) []string {
+	if len(e.Match) == 0 {
+		return []string{name}
+	}
+	return e.Match
+}
+
+func (m *matcher) add(pat string, p Price) error {
+	if pat == "" {
+		return errors.New("an empty match pattern")
+	}
+	if !strings.ContainsAny(pat, `*?[\`) {
+		m.exact[pat] = p
+		return nil
+	}
+	if _, err := path.Match(pat, ""); err != nil {
+		return fmt.Errorf("match %q: %w", pat, err)
+	}
+	m.globs = append(m.globs, glob{pattern: pat, price: p})
+	return nil
+}
+
+// literalLen is the length of a glob's literal prefix: the more specific
+// pattern wins.
+func literalLen(pat string) int {
+	if i := strings.IndexAny(pat, `*?[\`); i >= 0 {
+		return i
+	}
+	return len(pat)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
