@@ -32,8 +32,12 @@ type Set struct {
 	// Retries counts flushes answered with FLB_RETRY (or retried by the
 	// CLI), by cause.
 	Retries *prometheus.CounterVec
-	// Tokens counts LLM tokens by model and direction (prompt, completion).
+	// Tokens counts LLM tokens by model, direction (prompt, completion) and
+	// tenant.
 	Tokens *prometheus.CounterVec
+	// CostUSD counts dollars of LLM tokens by the price table entry they
+	// are attributed to and tenant.
+	CostUSD *prometheus.CounterVec
 	// LedgerErrors counts failures to record shipped ranges.
 	LedgerErrors prometheus.Counter
 	// FilesFinished counts files the finalizer accounted for, by the
@@ -66,7 +70,8 @@ func New() *Set {
 	})
 	reg.MustRegister(s.PushDuration)
 	s.Retries = counterVec(reg, "retries_total", "Flushes handed back for retry, by cause.", "cause")
-	s.Tokens = counterVec(reg, "llm_tokens_total", "LLM tokens from valid LLM_RESPONSE events, by model and direction.", "model", "direction")
+	s.Tokens = counterVec(reg, "llm_tokens_total", "LLM tokens from valid LLM_RESPONSE events, by model, direction and tenant.", "model", "direction", "tenant")
+	s.CostUSD = counterVec(reg, "llm_cost_usd_total", "US dollars of LLM tokens at the price table's prices, by attributed model and tenant.", "model", "tenant")
 	s.LedgerErrors = counter(reg, "ledger_errors_total", "Failures to record shipped byte ranges in the ledger.")
 	s.FilesFinished = counterVec(reg, "files_finished_total", "Journal files the finalizer accounted for, by audit level and severity.", "level", "severity")
 	s.TruncatedTails = counter(reg, "truncated_tails_total", "Partial last lines (writes cut by a crash) marked by the finalizer.")

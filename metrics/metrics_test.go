@@ -13,9 +13,9 @@ import (
 func TestSetCounts(t *testing.T) {
 	s := New()
 	s.LinesIn.WithLabelValues("valid").Add(3)
-	s.Tokens.WithLabelValues("m", "prompt").Add(100)
+	s.Tokens.WithLabelValues("m", "prompt", "default").Add(100)
 	assert.Equal(t, 3.0, testutil.ToFloat64(s.LinesIn.WithLabelValues("valid")))
-	assert.Equal(t, 100.0, testutil.ToFloat64(s.Tokens.WithLabelValues("m", "prompt")))
+	assert.Equal(t, 100.0, testutil.ToFloat64(s.Tokens.WithLabelValues("m", "prompt", "default")))
 }
 
 func TestAcquireServesOncePerProcess(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pipeline"
+	"github.com/journalship/journalship/pricing"
 )
 
 // Return codes, identical to Fluent Bit's FLB_ERROR, FLB_OK and FLB_RETRY.
@@ -50,6 +51,7 @@ type Instance struct {
 	ledger     *ledger.Ledger
 	dl         *deadletter.Writer
 	client     *loki.Client
+	prices     *pricing.Source
 	recs       sync.Pool
 	closed     atomic.Bool
 	hasMetrics bool
@@ -94,6 +96,12 @@ func (i *Instance) open(cfg config) error {
 		return err
 	}
 	deps := pipeline.Deps{Pusher: i.client, DeadLetters: i.dl, Metrics: m, Logger: i.log}
+	if !cfg.pricingOff {
+		if i.prices, err = pricing.Open(cfg.pricing, i.log); err != nil {
+			return err
+		}
+		deps.Prices = i.prices
+	}
 	if !cfg.ledgerOff {
 		if i.ledger, err = ledger.Open(cfg.ledger); err != nil {
 			return err
@@ -157,6 +165,9 @@ func (i *Instance) Close() error {
 		return nil
 	}
 	var errs []error
+	if i.prices != nil {
+		i.prices.Close()
+	}
 	if i.ledger != nil {
 		errs = append(errs, i.ledger.Close())
 	}

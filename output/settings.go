@@ -13,6 +13,7 @@ import (
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pipeline"
+	"github.com/journalship/journalship/pricing"
 )
 
 // Setting documents one plugin property. The README's settings table is
@@ -55,6 +56,8 @@ var Settings = []Setting{
 	{"Ledger_Path", "/var/lib/journalship/ledger.db", "Shipping ledger (SQLite); shared by every instance using the same path."},
 	{"Dead_Letter_Path", "/var/lib/journalship/deadletter.jsonl", "Dead-letter JSONL file."},
 	{"Metrics_Address", "127.0.0.1:2021", "Prometheus endpoint (one per process); off disables it."},
+	{"Price_File", "", "LLM price table (YAML; see pricing/default_prices.yaml): cost_usd on LLM_RESPONSE lines. Empty: the built-in table; none: no cost."},
+	{"Price_Reload_Interval", "10s", "How often Price_File is checked for changes."},
 	{"Lookbehind_Window", "256K", "Bytes read before a chunk's first line to judge seq continuity."},
 	{"Log_Level", "info", "error, warn, info or debug."},
 }
@@ -68,6 +71,8 @@ type config struct {
 	ledgerOff  bool
 	deadLetter deadletter.Config
 	metrics    metrics.Config
+	pricing    pricing.Config
+	pricingOff bool
 	logLevel   level
 }
 
@@ -75,7 +80,7 @@ type config struct {
 func parseConfig(get Getter) (config, error) {
 	p := &parser{get: get}
 	c := config{chunk: chunk.DefaultConfig(), pipeline: pipeline.DefaultConfig(), loki: loki.DefaultConfig(),
-		ledger: ledger.DefaultConfig(), deadLetter: deadletter.DefaultConfig(), metrics: metrics.DefaultConfig()}
+		ledger: ledger.DefaultConfig(), deadLetter: deadletter.DefaultConfig(), metrics: metrics.DefaultConfig(), pricing: pricing.DefaultConfig()}
 	p.lokiSettings(&c.loki)
 	p.str("Log_Key", &c.chunk.LogKey)
 	p.str("Path_Key", &c.chunk.PathKey)
@@ -88,6 +93,10 @@ func parseConfig(get Getter) (config, error) {
 	if strings.EqualFold(c.metrics.Address, "off") {
 		c.metrics.Address = ""
 	}
+	p.str("Price_File", &c.pricing.Path)
+	c.pricingOff = strings.EqualFold(c.pricing.Path, "none")
+	p.duration("Price_Reload_Interval", &c.pricing.ReloadInterval)
+	c.pipeline.Tenant = c.loki.TenantID
 	c.logLevel = p.level("Log_Level")
 	if p.err != nil {
 		return c, p.err
@@ -96,7 +105,7 @@ func parseConfig(get Getter) (config, error) {
 }
 
 func (c config) validate() error {
-	for _, err := range []error{c.chunk.Validate(), c.pipeline.Validate(), c.loki.Validate(), c.deadLetter.Validate(), c.metrics.Validate()} {
+	for _, err := range []error{c.chunk.Validate(), c.pipeline.Validate(), c.loki.Validate(), c.deadLetter.Validate(), c.metrics.Validate(), c.pricing.Validate()} {
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"errors"
 
+	"github.com/journalship/journalship/loki"
+
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -16,16 +18,18 @@ type tally struct {
 	shipped     int64
 	missing     int64
 	tokens      map[string][2]int64
+	costs       map[string]float64 // USD by price table entry
 }
 
 const undecodable = 3
 
 func (t *tally) reset() {
-	*t = tally{deadLetters: t.deadLetters, tokens: t.tokens}
+	*t = tally{deadLetters: t.deadLetters, tokens: t.tokens, costs: t.costs}
 	clear(t.deadLetters)
 	clear(t.tokens)
+	clear(t.costs)
 	if t.deadLetters == nil {
-		t.deadLetters, t.tokens = map[string]int{}, map[string][2]int64{}
+		t.deadLetters, t.tokens, t.costs = map[string]int{}, map[string][2]int64{}, map[string]float64{}
 	}
 }
 
@@ -63,6 +67,9 @@ func (p *Pipeline) account(w *work) {
 			v := t.tokens[it.model]
 			t.tokens[it.model] = [2]int64{v[0] + it.tokens[0], v[1] + it.tokens[1]}
 		}
+		if it.costModel != "" {
+			t.costs[it.costModel] += it.cost
+		}
 	}
 	p.publish(w)
 }
@@ -88,9 +95,13 @@ func (p *Pipeline) publish(w *work) {
 	for stage, n := range t.deadLetters {
 		m.LinesDeadLettered.WithLabelValues(stage).Add(float64(n))
 	}
+	tenant := p.tenantLabel()
 	for model, v := range t.tokens {
-		m.Tokens.WithLabelValues(model, "prompt").Add(float64(v[0]))
-		m.Tokens.WithLabelValues(model, "completion").Add(float64(v[1]))
+		m.Tokens.WithLabelValues(model, "prompt", tenant).Add(float64(v[0]))
+		m.Tokens.WithLabelValues(model, "completion", tenant).Add(float64(v[1]))
+	}
+	for model, usd := range t.costs {
+		m.CostUSD.WithLabelValues(model, tenant).Add(usd)
 	}
 	m.Bytes.WithLabelValues("received").Add(float64(t.received))
 	m.Bytes.WithLabelValues("shipped").Add(float64(t.shipped))
@@ -107,4 +118,46 @@ func (p *Pipeline) countRetry(err error) {
 		p.deps.Metrics.Retries.WithLabelValues(re.Cause).Inc()
 	}
 	p.deps.Logger.Warnf("flush handed back for retry: %v", err)
+}
+
+// tenantLabel is the tenant label of the token and cost metrics.
+func (p *Pipeline) tenantLabel() string {
+	if p.cfg.Tenant == "" {
+		return "default"
+	}
+	return p.cfg.Tenant
+}
+
+// DeadLetterStages are the reason label values of lines_dead_lettered_total.
+var DeadLetterStages = []string{"decode", "pipeline", "loki"}
+
+// RetryCauses are the cause label values of retries_total.
+var RetryCauses = []string{loki.CauseRateLimited, loki.CauseServerError, loki.CauseIngestionBlocked,
+	loki.CauseNetwork, loki.CauseTimeout, loki.CauseCanceled, loki.CauseAuth, loki.CauseNotFound,
+	loki.CauseUnexpected, loki.CauseUnknown, "dead_letter", "ledger"}
+
+// presetMetrics creates every counter series the pipeline can touch at
+// zero, so a dashboard shows 0 rather than "no data" and increase() sees the
+// first line.
+func (p *Pipeline) presetMetrics() {
+	m := p.deps.Metrics
+	if m == nil {
+		return
+	}
+	for _, o := range outcomeNames {
+		m.LinesIn.WithLabelValues(o)
+	}
+	for _, a := range annotNames {
+		m.Annotations.WithLabelValues(a)
+	}
+	m.Annotations.WithLabelValues("seq_unverified")
+	for _, s := range DeadLetterStages {
+		m.LinesDeadLettered.WithLabelValues(s)
+	}
+	for _, c := range RetryCauses {
+		m.Retries.WithLabelValues(c)
+	}
+	for _, s := range []string{"received", "shipped"} {
+		m.Bytes.WithLabelValues(s)
+	}
 }

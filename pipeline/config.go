@@ -45,6 +45,9 @@ type Config struct {
 	MaxEntryAge time.Duration
 	// MaxFutureSkew mirrors Loki's creation_grace_period (default 10m).
 	MaxFutureSkew time.Duration
+	// Tenant is the Loki tenant (Tenant_ID): it selects the price table's
+	// tenant overrides and is the tenant label of the cost metrics.
+	Tenant string
 	// FileCacheSize bounds the per-file state kept in memory.
 	FileCacheSize int
 	// Now is the clock (tests set it).

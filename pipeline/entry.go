@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -25,6 +26,8 @@ const (
 	mdPathProblem       = "path_problem"
 	mdOriginalTimestamp = "original_timestamp"
 	mdEventType         = "event_type_name" // an unknown type's own name
+	mdCostUSD           = "cost_usd"        // an LLM_RESPONSE's tokens at the price table's prices
+	mdCostModel         = "cost_model"      // the price table entry cost_usd is attributed to
 )
 
 // eventTypeValue is the bounded event_type label: the known types, "other"
@@ -234,6 +237,11 @@ func (p *Pipeline) addDetails(m *meta, f *fileState, i int, ev *integrity.Event,
 	if len(ev.Violations) > 0 {
 		m.add(mdViolations, ev.ViolationText())
 	}
+	if it.costModel != "" {
+		var scratch [32]byte
+		m.addBytes(mdCostUSD, m.w.arena.Copy(formatUSD(scratch[:0], it.cost)))
+		m.add(mdCostModel, it.costModel)
+	}
 	if it.annots&aUnknownType != 0 {
 		m.addBytes(mdEventType, ev.TypeName)
 	}
@@ -263,4 +271,10 @@ func annotList(w *work, a annot) string {
 	}
 	c := w.arena.Copy(b)
 	return unsafe.String(&c[0], len(c))
+}
+
+// formatUSD renders dollars as a plain decimal, rounded to a billionth of a
+// cent (far below any token's price) so float noise does not show.
+func formatUSD(b []byte, usd float64) []byte {
+	return strconv.AppendFloat(b, math.Round(usd*1e11)/1e11, 'f', -1, 64)
 }

@@ -159,6 +159,12 @@ var testNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 func newEnv(t *testing.T, mutate func(*Config)) *env {
 	t.Helper()
+	return newEnvPriced(t, mutate, nil)
+}
+
+// newEnvPriced is newEnv with a price table.
+func newEnvPriced(t *testing.T, mutate func(*Config), prices Pricer) *env {
+	t.Helper()
 	c := newCapture(t)
 	lc := loki.DefaultConfig()
 	lc.URL = c.srv.URL
@@ -180,7 +186,7 @@ func newEnv(t *testing.T, mutate func(*Config)) *env {
 		mutate(&cfg)
 	}
 	m := metrics.New()
-	p, err := New(cfg, Deps{Pusher: client, Ledger: l, DeadLetters: dl, Metrics: m})
+	p, err := New(cfg, Deps{Pusher: client, Ledger: l, DeadLetters: dl, Metrics: m, Prices: prices})
 	require.NoError(t, err)
 	return &env{pipe: p, cap: c, ledger: l, dlPath: dl.Path(), metrics: m}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
+	"github.com/journalship/journalship/pricing"
 )
 
 // Pusher delivers a batch to Loki synchronously (*loki.Client).
@@ -37,7 +38,13 @@ type Deps struct {
 	Ledger      Ledger // may be nil: nothing is recorded
 	DeadLetters DeadLetters
 	Metrics     *metrics.Set // may be nil
+	Prices      Pricer       // may be nil: no cost is computed
 	Logger      Logger       // may be nil
+}
+
+// Pricer prices a model's tokens for a tenant (*pricing.Source).
+type Pricer interface {
+	Lookup(tenant, model string) (pricing.Price, bool)
 }
 
 // Logger receives one line per notable event (dead letters, retries,
@@ -103,6 +110,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	p := &Pipeline{cfg: cfg, deps: deps, files: newFileCache(cfg.FileCacheSize),
 		models: &interner{m: map[string]string{}}, reader: r}
 	p.labelSet = newLabelSets(cfg)
+	p.presetMetrics()
 	p.works.New = func() any {
 		v, _ := integrity.New(cfg.Integrity) // cfg validated above
 		return &work{val: v, arena: integrity.NewArena(64 << 10)}

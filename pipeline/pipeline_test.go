@@ -118,9 +118,9 @@ func TestMetricsCountTokensByModel(t *testing.T) {
 	_, err := e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
 	require.NoError(t, err)
 	tok := e.metrics.Tokens
-	assert.Equal(t, 1200.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "prompt")))
-	assert.Equal(t, 300.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "completion")))
-	assert.Equal(t, 900.0, testutil.ToFloat64(tok.WithLabelValues("gpt-4.1", "prompt")), "the schema-invalid response is not counted")
+	assert.Equal(t, 1200.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "prompt", "default")))
+	assert.Equal(t, 300.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "completion", "default")))
+	assert.Equal(t, 900.0, testutil.ToFloat64(tok.WithLabelValues("gpt-4.1", "prompt", "default")), "the schema-invalid response is not counted")
 	assert.Equal(t, 3.0, testutil.ToFloat64(e.metrics.SeqMissing), "7, 8, and 10 (inside the torn line)")
 	assert.Equal(t, 14.0, testutil.ToFloat64(e.metrics.LinesShipped))
 	assert.Equal(t, 1.0, testutil.ToFloat64(e.metrics.LinesIn.WithLabelValues("corrupt")))

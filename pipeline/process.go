@@ -213,6 +213,21 @@ func (p *Pipeline) attributeModel(w *work, f *fileState, i int) {
 		}
 		if ev.HasTokens && ev.Outcome == integrity.Valid {
 			it.tokens, it.hasTokens = [2]int64{ev.PromptTokens, ev.CompletionTokens}, true
+			p.price(it)
 		}
 	}
+}
+
+// price attributes the cost of a valid LLM_RESPONSE's tokens to a price
+// table entry; a model the table does not cover is annotated, not guessed.
+func (p *Pipeline) price(it *item) {
+	if p.deps.Prices == nil || it.model == "" {
+		return
+	}
+	pr, ok := p.deps.Prices.Lookup(p.cfg.Tenant, it.model)
+	if !ok {
+		it.annots |= aPriceUnknown
+		return
+	}
+	it.cost, it.costModel = pr.Cost(it.tokens[0], it.tokens[1]), pr.Model
 }

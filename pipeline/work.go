@@ -29,12 +29,13 @@ const (
 	aTimestampRewritten
 	aJobIDMismatch
 	aModelUnknown
+	aPriceUnknown
 	annotCount = iota
 )
 
 var annotNames = [annotCount]string{"corrupt", "schema_invalid", "unknown_type", "best_effort",
 	"duplicate_key", "seq_gap", "seq_repeat", "seq_regression", "path_mismatch",
-	"timestamp_fallback", "timestamp_rewritten", "job_id_mismatch", "model_unknown"}
+	"timestamp_fallback", "timestamp_rewritten", "job_id_mismatch", "model_unknown", "price_unknown"}
 
 // item is the pipeline's verdict on one record.
 type item struct {
@@ -47,7 +48,9 @@ type item struct {
 	model     string
 	tokens    [2]int64
 	hasTokens bool
-	missing   int64 // seqs a gap leaves out
+	cost      float64 // USD, when costModel is set
+	costModel string  // the price table entry the cost is attributed to
+	missing   int64   // seqs a gap leaves out
 	seq       int64
 	hasSeq    bool
 	after     integrity.Prev // continuity state after the line: the highest seq so far

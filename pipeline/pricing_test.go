@@ -1,0 +1,93 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/journalship/journalship/pricing"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// responses returns the LLM_RESPONSE entries by seq.
+func responses(es []capturedEntry) map[string]capturedEntry {
+	out := map[string]capturedEntry{}
+	for _, e := range es {
+		if e.md["seq"] != "" && strings.Contains(e.labels, `event_type="LLM_RESPONSE"`) {
+			out[e.md["seq"]] = e
+		}
+	}
+	return out
+}
+
+func TestCostIsAttributedToThePriceTableEntry(t *testing.T) {
+	_, path, data := journalAt(t)
+	e := newEnvPriced(t, nil, pricing.Default())
+	_, err := e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
+	require.NoError(t, err)
+	got := responses(e.cap.entries())
+	require.Len(t, got, 3)
+
+	// claude-sonnet-4-5: 1200 prompt × $3/M + 300 completion × $15/M.
+	assert.Equal(t, "0.0081", got["3"].md["cost_usd"])
+	assert.Equal(t, "claude-sonnet-4-5", got["3"].md["cost_model"])
+	assert.Equal(t, "claude-sonnet-4-5", got["3"].md["model"])
+	// The schema-invalid response's tokens are not trusted, so not priced.
+	assert.Empty(t, got["11"].md["cost_usd"])
+	// gpt-4.1: 900 × $2/M + 70 × $8/M.
+	assert.Equal(t, "0.00236", got["13"].md["cost_usd"])
+	assert.Equal(t, "gpt-4.1", got["13"].md["cost_model"])
+
+	cost := e.metrics.CostUSD
+	assert.InDelta(t, 0.0081, testutil.ToFloat64(cost.WithLabelValues("claude-sonnet-4-5", "default")), 1e-12)
+	assert.InDelta(t, 0.00236, testutil.ToFloat64(cost.WithLabelValues("gpt-4.1", "default")), 1e-12)
+	assert.Equal(t, 1200.0, testutil.ToFloat64(e.metrics.Tokens.WithLabelValues("claude-sonnet-4-5", "prompt", "default")))
+}
+
+func TestTenantPricesAndUnpricedModels(t *testing.T) {
+	tab, err := pricing.Parse([]byte(`
+models:
+  gpt-4.1: {input_usd_per_million: 2, output_usd_per_million: 8}
+tenants:
+  acme:
+    models:
+      gpt-4.1-acme: {match: ["gpt-4.1"], input_usd_per_million: 1, output_usd_per_million: 4}
+`))
+	require.NoError(t, err)
+	_, path, data := journalAt(t)
+	e := newEnvPriced(t, func(c *Config) { c.Tenant = "acme" }, tab)
+	_, err = e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
+	require.NoError(t, err)
+	got := responses(e.cap.entries())
+
+	assert.Equal(t, "0.00118", got["13"].md["cost_usd"], "900 × $1/M + 70 × $4/M")
+	assert.Equal(t, "gpt-4.1-acme", got["13"].md["cost_model"])
+	assert.Empty(t, got["3"].md["cost_usd"], "claude-sonnet-4-5 is not in the table: no guess")
+	assert.Contains(t, got["3"].md["annotations"], "price_unknown")
+	assert.NotContains(t, got["13"].md["annotations"], "price_unknown")
+
+	m := e.metrics
+	assert.InDelta(t, 0.00118, testutil.ToFloat64(m.CostUSD.WithLabelValues("gpt-4.1-acme", "acme")), 1e-12)
+	assert.Equal(t, 1.0, testutil.ToFloat64(m.Annotations.WithLabelValues("price_unknown")))
+	assert.Equal(t, 900.0, testutil.ToFloat64(m.Tokens.WithLabelValues("gpt-4.1", "prompt", "acme")))
+}
+
+func TestCountersStartAtZero(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, name := range []string{"journalship_lines_received_total", "journalship_annotations_total",
+		"journalship_lines_dead_lettered_total", "journalship_retries_total", "journalship_bytes_total"} {
+		n, err := testutil.GatherAndCount(e.metrics.Registry, name)
+		require.NoError(t, err)
+		assert.Positive(t, n, "%s has its series before the first line", name)
+	}
+	assert.Zero(t, testutil.ToFloat64(e.metrics.Retries.WithLabelValues("rate_limited")))
+	assert.Zero(t, testutil.ToFloat64(e.metrics.Annotations.WithLabelValues("price_unknown")))
+}
+
+func TestFormatUSD(t *testing.T) {
+	for usd, want := range map[float64]string{0: "0", 0.0081: "0.0081", 0.1 + 0.2: "0.3", 12.5: "12.5", 1e-12: "0", 3e-11: "0.00000000003"} {
+		assert.Equal(t, want, string(formatUSD(nil, usd)), "%v", usd)
+	}
+}
