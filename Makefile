@@ -61,7 +61,7 @@ fuzz:
 		$(GO) test -run=NONE -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=2s ./$$pkg; done
 
 bench: build
-	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s ./chunk ./integrity ./loki ./pipeline ./audit ./ledger
+	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s -cpu=1 ./chunk ./integrity ./loki ./pipeline ./audit ./ledger
 
 run: build loki
 	$(BIN)/journalship demo

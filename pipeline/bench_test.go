@@ -12,6 +12,7 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
+	"github.com/journalship/journalship/pricing"
 )
 
 // encodePusher encodes and compresses a batch exactly as Push would send
@@ -51,7 +52,7 @@ func BenchmarkFlush(b *testing.B) {
 	// benchmark measures the common path, not the re-stamping one.
 	cfg.MaxEntryAge = 10 * 365 * 24 * time.Hour
 	cfg.Enrich.Static = map[string]string{"service_name": "agent-sessions"}
-	p, err := New(cfg, Deps{Pusher: &encodePusher{}, DeadLetters: discardLetters{}, Metrics: metrics.New()})
+	p, err := New(cfg, Deps{Pusher: &encodePusher{}, DeadLetters: discardLetters{}, Metrics: metrics.New(), Prices: pricing.Default()})
 	if err != nil {
 		b.Fatal(err)
 	}

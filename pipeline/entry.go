@@ -135,7 +135,9 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	if f.path.JobID != "" && len(ev.JobID) > 0 && string(ev.JobID) != f.path.JobID {
 		it.annots |= aJobIDMismatch
 	}
-	now := p.cfg.Now()
+	// One clock reading per Ship; a record's index keeps rewritten entries
+	// in file order within the flush.
+	now := w.now.Add(time.Duration(i))
 	outside := p.outsideWindow(it.ts, now)
 	if outside && p.cfg.OldEntries == DeadLetter {
 		w.deadLetter(i, "pipeline", outsideReason(it.ts))

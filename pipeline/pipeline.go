@@ -125,6 +125,7 @@ func (p *Pipeline) Ship(ctx context.Context, recs []chunk.Record, tag string) (R
 	w := p.works.Get().(*work)
 	defer p.works.Put(w)
 	w.reset(recs, tag)
+	w.now = p.cfg.Now()
 	p.process(ctx, w)
 	if err := p.deliver(ctx, w); err != nil {
 		p.countRetry(err)

@@ -78,6 +78,7 @@ type work struct {
 	result Result
 	unver  int
 	lastTS time.Time // the last event time seen in the current file
+	now    time.Time // the clock at the start of the Ship
 	tally  tally
 }
 

@@ -8,6 +8,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -29,6 +31,18 @@ func (p Price) Cost(prompt, completion int64) float64 {
 type Table struct {
 	base    matcher
 	tenants map[string]matcher
+	memo    sync.Map // lookupKey → lookupResult: globs are matched once per model
+	memoLen atomic.Int32
+}
+
+// memoMax bounds the lookups remembered per table.
+const memoMax = 4096
+
+type lookupKey struct{ tenant, model string }
+
+type lookupResult struct {
+	price Price
+	ok    bool
 }
 
 // Lookup returns the price of model for tenant: the tenant's own entries
@@ -37,6 +51,20 @@ func (t *Table) Lookup(tenant, model string) (Price, bool) {
 	if t == nil {
 		return Price{}, false
 	}
+	key := lookupKey{tenant, model}
+	if r, ok := t.memo.Load(key); ok {
+		return r.(lookupResult).price, r.(lookupResult).ok
+	}
+	p, ok := t.lookup(tenant, model)
+	if t.memoLen.Load() < memoMax {
+		if _, loaded := t.memo.LoadOrStore(key, lookupResult{p, ok}); !loaded {
+			t.memoLen.Add(1)
+		}
+	}
+	return p, ok
+}
+
+func (t *Table) lookup(tenant, model string) (Price, bool) {
 	if m, ok := t.tenants[tenant]; ok {
 		if p, ok := m.lookup(model); ok {
 			return p, true
