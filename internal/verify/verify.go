@@ -81,6 +81,7 @@ func line(t testing.TB, f sample.File, l sample.Line, e lokiquery.Entry, node st
 	if l.Type == "LLM_RESPONSE" || l.Type == "LLM_REQUEST" {
 		assert.Equal(t, l.Model, e.Metadata["model"], where)
 	}
+	cost(t, l, e.Metadata, where)
 	for _, x := range l.Expect {
 		if gap, ok := strings.CutPrefix(x, "seq_gap:"); ok {
 			a, b, _ := strings.Cut(gap, "-")
@@ -138,4 +139,33 @@ func Tokens(t testing.TB, q *lokiquery.Client, c *sample.Corpus, at time.Time) {
 		}
 		assert.Equal(t, want, got, field)
 	}
+}
+
+// builtInPrices are the built-in price table's entries for the sample's
+// default models (USD per million prompt and completion tokens), written
+// out here from the providers' list prices rather than read from the table.
+var builtInPrices = map[string]struct {
+	entry           string
+	prompt, complet float64
+}{
+	"claude-sonnet-4-5-20250929": {"claude-sonnet-4-5", 3, 15},
+	"gpt-4.1-2025-04-14":         {"gpt-4.1", 2, 8},
+	"gemini-2.5-pro":             {"gemini-2.5-pro", 1.25, 10},
+}
+
+// cost checks cost_usd and cost_model: present exactly on the valid
+// LLM_RESPONSE lines (whose tokens count), with the built-in table's price.
+func cost(t testing.TB, l sample.Line, md map[string]string, where string) {
+	t.Helper()
+	p, priced := builtInPrices[l.Model]
+	if l.Type != "LLM_RESPONSE" || !l.Valid || !priced {
+		assert.Empty(t, md["cost_usd"], "%s: no cost", where)
+		return
+	}
+	want := (float64(l.PromptTokens)*p.prompt + float64(l.CompletionTokens)*p.complet) / 1e6
+	got, err := strconv.ParseFloat(md["cost_usd"], 64)
+	if assert.NoError(t, err, "%s: cost_usd %q", where, md["cost_usd"]) {
+		assert.InDelta(t, want, got, 1e-10, "%s: cost_usd", where)
+	}
+	assert.Equal(t, p.entry, md["cost_model"], where)
 }
