@@ -26,6 +26,7 @@ import (
 type pushCounter struct {
 	mu    sync.Mutex
 	lines []string
+	meta  []map[string]string // per line, its structured metadata
 	bad   []string // requests that were not a valid snappy protobuf push
 }
 
@@ -46,6 +47,11 @@ func (p *pushCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, s := range pr.Streams {
 		for _, e := range s.Entries {
 			p.lines = append(p.lines, e.Line)
+			md := map[string]string{}
+			for _, m := range e.StructuredMetadata {
+				md[m.Name] = m.Value
+			}
+			p.meta = append(p.meta, md)
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)

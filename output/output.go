@@ -87,7 +87,7 @@ func (i *Instance) open(cfg config) error {
 	if err != nil {
 		return err
 	}
-	if i.client, err = loki.New(cfg.loki, nil); err != nil {
+	if i.client, err = loki.New(cfg.loki, m.Registry); err != nil {
 		metrics.Release()
 		return err
 	}
