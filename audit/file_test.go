@@ -256,6 +256,12 @@ func TestPreview(t *testing.T) {
 	}
 }
 
+func TestPreviewNBoundsCharactersWithTheEllipsis(t *testing.T) {
+	assert.Equal(t, "ab…", PreviewN([]byte("abcdef"), 3))
+	assert.Equal(t, "abc", PreviewN([]byte("abc"), 3))
+	assert.Equal(t, `{"a":\x00\n\\ é\xff`, PreviewN([]byte("{\"a\":\x00\n\\ é\xff"), 200))
+}
+
 func TestErrorMessages(t *testing.T) {
 	e := &Error{Op: "open", Path: "/x.jsonl", Kind: ErrPermission, Err: os.ErrPermission}
 	assert.Equal(t, "audit: open /x.jsonl: permission denied: permission denied", e.Error())

@@ -10,20 +10,23 @@ import (
 // rawPreview (200).
 const PreviewChars = 200
 
-// Preview renders the start of a line safely for a terminal or a log: at
-// most PreviewChars characters, printable characters as they are, a
+// Preview is PreviewN with the seed's PreviewChars.
+func Preview(b []byte) string { return PreviewN(b, PreviewChars) }
+
+// PreviewN renders the start of a line safely for a terminal or a log: at
+// most max characters, printable characters as they are, a
 // backslash doubled, the others escaped as strconv.Quote does (\t, \x00,
 // \u2028, \xff for a byte that is not UTF-8). A cut preview ends with "…".
 // Escapes are never split.
-func Preview(b []byte) string {
-	out := make([]byte, 0, min(len(b), PreviewChars)+8)
+func PreviewN(b []byte, max int) string {
+	out := make([]byte, 0, min(len(b), max)+8)
 	chars := 0
 	var esc []byte
 	for len(b) > 0 {
 		r, n := utf8.DecodeRune(b)
 		esc = escapeRune(esc[:0], r, n, b[0])
 		c := utf8.RuneCount(esc)
-		if chars+c > PreviewChars || (chars+c == PreviewChars && len(b) > n) {
+		if chars+c > max || (chars+c == max && len(b) > n) {
 			return string(append(out, "…"...))
 		}
 		out = append(out, esc...)

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/backfill"
@@ -136,7 +134,7 @@ type tailEntry struct {
 // stopped), so it ends the session's trail, and a second run ships an
 // identical entry, which Loki stores once.
 func (f *Finalizer) shipTail(ctx context.Context, path string, s snapshot) error {
-	te := tailEntry{Journalship: "truncated_tail", File: path, Offset: s.tailFrom, Bytes: len(s.tail), Preview: Preview(s.tail, f.cfg.PreviewBytes)}
+	te := tailEntry{Journalship: "truncated_tail", File: path, Offset: s.tailFrom, Bytes: len(s.tail), Preview: audit.PreviewN(s.tail, f.cfg.PreviewChars)}
 	if b, err := f.reader.Lookbehind(path, s.tailFrom, s.tail, -1); err == nil && b.SeqKnown && !b.AtStart {
 		te.LastSeq = &b.PrevSeq
 	}
@@ -146,34 +144,6 @@ func (f *Finalizer) shipTail(ctx context.Context, path string, s snapshot) error
 	}
 	return f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "truncated_tail", Time: s.mtime.Add(time.Millisecond),
 		Line: line, Offset: s.tailFrom, HasOffset: true, Annotations: []string{"truncated_tail"}}})
-}
-
-// Preview renders up to max bytes of b safely: printable UTF-8 as is,
-// anything else escaped (\x00, \n, \ufffd...).
-func Preview(b []byte, max int) string {
-	cut := len(b) > max
-	if cut {
-		b = b[:max]
-	}
-	out := make([]byte, 0, len(b)+8)
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			out = append(out, `\x`...)
-			out = append(out, "0123456789abcdef"[b[0]>>4], "0123456789abcdef"[b[0]&15])
-		case r < 0x20 || r == 0x7f || r == '\\':
-			q := strconv.QuoteRune(r)
-			out = append(out, q[1:len(q)-1]...)
-		default:
-			out = append(out, b[:n]...)
-		}
-		b = b[n:]
-	}
-	if cut {
-		out = append(out, "…"...)
-	}
-	return string(out)
 }
 
 // fillBlankGaps records as accounted for the bytes between shipped ranges

@@ -35,9 +35,10 @@ type Config struct {
 	// at a line's end and never came back. The retention agent sets it to
 	// its max age (0, the default, turns the rule off).
 	IdleAfter time.Duration
-	// PreviewBytes bounds the escaped preview of a partial tail. Default 200
-	// (the seed's rawPreview).
-	PreviewBytes int
+	// PreviewChars bounds the escaped preview of a partial tail, in
+	// characters, "…" included (audit.PreviewN). Default 200 (the seed's
+	// rawPreview).
+	PreviewChars int
 	// Backfill ships the unshipped complete lines.
 	Backfill backfill.Config
 	// Audit judges the finished file for its summary entry.
@@ -50,12 +51,12 @@ type Config struct {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{StaleAfter: 10 * time.Minute, PreviewBytes: 200, Backfill: backfill.DefaultConfig(), Audit: audit.DefaultConfig(), Now: time.Now}
+	return Config{StaleAfter: 10 * time.Minute, PreviewChars: audit.PreviewChars, Backfill: backfill.DefaultConfig(), Audit: audit.DefaultConfig(), Now: time.Now}
 }
 
 // Validate checks the configuration.
 func (c Config) Validate() error {
-	if c.StaleAfter < 0 || c.IdleAfter < 0 || c.PreviewBytes < 16 || c.Now == nil {
+	if c.StaleAfter < 0 || c.IdleAfter < 0 || c.PreviewChars < 16 || c.Now == nil {
 		return errors.New("finalize: stale-after >= 0, idle-after >= 0, preview bytes >= 16 and a clock are required")
 	}
 	if err := c.Audit.Validate(); err != nil {

@@ -236,15 +236,10 @@ func TestBlankLinesAndCRLFAreAccountedFor(t *testing.T) {
 	assert.Equal(t, info.Size(), st.Watermark, "every byte accounted for")
 }
 
-func TestPreview(t *testing.T) {
-	assert.Equal(t, `{"a":\x00\n\\ é\xff`, Preview([]byte("{\"a\":\x00\n\\ é\xff"), 200))
-	assert.Equal(t, "abc…", Preview([]byte("abcdef"), 3))
-}
-
 func TestConfig(t *testing.T) {
 	assert.NoError(t, DefaultConfig().Validate())
 	c := DefaultConfig()
-	c.PreviewBytes = 1
+	c.PreviewChars = 1
 	assert.Error(t, c.Validate())
 	_, err := New(DefaultConfig(), nil, nil, nil)
 	assert.Error(t, err)
