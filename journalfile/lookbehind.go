@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"sync"
+	"sync/atomic"
 
 	"github.com/journalship/journalship/integrity"
 )
@@ -63,13 +64,23 @@ type Before struct {
 	// Model is the model of the nearest LLM_REQUEST before the line whose
 	// step_index is the requested step ("" when not found in the window).
 	Model string
+	// RequestStep and RequestModel are the step_index and model of the
+	// nearest LLM_REQUEST before the line, whatever its step ("" when none
+	// is in the window): a chunk that starts with that step's LLM_RESPONSE
+	// needs no second look-behind for its model.
+	RequestStep  int64
+	RequestModel string
 }
 
 // Reader performs look-behinds. It is safe for concurrent use.
 type Reader struct {
 	cfg        Config
 	validators sync.Pool
+	reads      atomic.Int64
 }
+
+// Reads returns how many look-behinds read the file so far.
+func (r *Reader) Reads() int64 { return r.reads.Load() }
 
 // New returns a Reader.
 func New(cfg Config) (*Reader, error) {
@@ -95,6 +106,7 @@ func (r *Reader) Lookbehind(path string, offset int64, line []byte, step int64) 
 		return Before{}, err
 	}
 	defer f.Close()
+	r.reads.Add(1)
 	start := max(0, offset-int64(r.cfg.Window))
 	buf := make([]byte, offset-start+int64(len(line)))
 	n, err := f.ReadAt(buf, start)
@@ -133,8 +145,13 @@ func (r *Reader) scanBack(buf []byte, atFileStart bool, step int64) Before {
 		if ev.HasSeq && (!b.SeqKnown || ev.Seq > b.PrevSeq) {
 			b.SeqKnown, b.PrevSeq = true, ev.Seq
 		}
-		if needModel && ev.Kind == integrity.KindLLMRequest && ev.HasStepIndex && ev.StepIndex == step {
-			b.Model, needModel = string(ev.Model), false
+		if ev.Kind == integrity.KindLLMRequest && ev.HasStepIndex && len(ev.Model) > 0 {
+			if b.RequestModel == "" {
+				b.RequestStep, b.RequestModel = ev.StepIndex, string(ev.Model)
+			}
+			if needModel && ev.StepIndex == step {
+				b.Model, needModel = string(ev.Model), false
+			}
 		}
 		if i < 0 {
 			break

@@ -46,11 +46,16 @@ func TestLookbehind(t *testing.T) {
 
 	b, err := r.Lookbehind(path, offs[4], []byte(lines[4]), 1)
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Model: "m-new", Exact: true}, b, "walks over the torn line")
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Model: "m-new", Exact: true, RequestStep: 1, RequestModel: "m-new"}, b, "walks over the torn line")
 
 	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), 0)
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 1, Model: "m-old", Exact: true}, b)
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 1, Model: "m-old", Exact: true, RequestModel: "m-old"}, b)
+
+	b, err = r.Lookbehind(path, offs[4], []byte(lines[4]), -1)
+	require.NoError(t, err)
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Exact: true, RequestStep: 1, RequestModel: "m-new"}, b, "the nearest request, whatever its step")
+	assert.EqualValues(t, 3, r.Reads())
 
 	b, err = r.Lookbehind(path, 0, []byte(lines[0]), -1)
 	require.NoError(t, err)

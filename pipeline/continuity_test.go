@@ -149,3 +149,25 @@ func TestLedgerFallbackUsesTheHighestSeq(t *testing.T) {
 	assert.Equal(t, "||", lastLineAnnotations(t, e, recs),
 		"seq 4 follows the highest seq 3 (the ledger range's LastSeq is %d, the stale line's)", rg.LastSeq)
 }
+
+// A chunk whose first line is an LLM_RESPONSE, its request flushed in an
+// earlier chunk this process never saw: one look-behind gives both the
+// previous seq and the request's model.
+func TestChunkStartingWithAResponseReadsTheFileOnce(t *testing.T) {
+	_, path, data := journalAt(t)
+	e := newEnv(t, nil)
+	recs := tailRecords(path, data, testNow)[3:] // from the first LLM_RESPONSE
+	_, err := e.pipe.Ship(context.Background(), recs, "t")
+	require.NoError(t, err)
+	first := e.cap.entries()
+	var resp capturedEntry
+	for _, en := range first {
+		if en.md["seq"] == "3" {
+			resp = en
+		}
+	}
+	assert.Equal(t, "claude-sonnet-4-5", resp.md["model"])
+	assert.NotContains(t, resp.md["annotations"], "model_unknown")
+	assert.NotContains(t, resp.md["annotations"], "seq_gap")
+	assert.EqualValues(t, 1, e.pipe.reader.Reads())
+}

@@ -105,6 +105,11 @@ func (p *Pipeline) prevOf(ctx context.Context, w *work, f *fileState, path strin
 		return prev
 	}
 	b, err := p.reader.Lookbehind(path, r.Offset, r.Line, -1)
+	if err == nil && b.RequestModel != "" {
+		// The nearest request's model, for an LLM_RESPONSE of its step
+		// among the first lines of the chunk.
+		f.putModel(b.RequestStep, p.models.get([]byte(b.RequestModel)))
+	}
 	if err == nil && b.SeqKnown {
 		return integrity.Prev{Known: true, AtStart: b.AtStart, Seq: b.PrevSeq}
 	}
