@@ -183,6 +183,9 @@ func (d *demo) report(ctx context.Context) error {
 	if err := d.tokens(ctx, tok("prompt_tokens"), tok("completion_tokens")); err != nil {
 		return err
 	}
+	if err := d.cost(ctx, `sum by (cost_model) (sum_over_time({service_name="agent-sessions", event_type="LLM_RESPONSE"} | unwrap cost_usd `+rng+`))`); err != nil {
+		return err
+	}
 	if d.mismatch {
 		return fmt.Errorf("demo: tokens by model in Loki differ from the journals")
 	}
@@ -244,6 +247,26 @@ func (d *demo) tokens(ctx context.Context, promptQ, complQ string) error {
 			d.mismatch = true
 		}
 		fmt.Fprintf(d.out, "   %-30s %12.0f %12.0f   %s\n", m, got[m][0], got[m][1], ok)
+	}
+	return nil
+}
+
+// cost prints dollars by price table entry (the built-in table).
+func (d *demo) cost(ctx context.Context, q string) error {
+	samples, err := d.query.Instant(ctx, q, time.Now().Add(time.Minute))
+	if err != nil {
+		return fmt.Errorf("demo: %s: %w", q, err)
+	}
+	fmt.Fprintf(d.out, "\n   dollars by model (built-in price table)   %s\n", q)
+	sort.Slice(samples, func(i, j int) bool { return samples[i].Metric["cost_model"] < samples[j].Metric["cost_model"] })
+	total := 0.0
+	for _, s := range samples {
+		fmt.Fprintf(d.out, "   %-30s %12.4f USD\n", s.Metric["cost_model"], s.Value)
+		total += s.Value
+	}
+	fmt.Fprintf(d.out, "   %-30s %12.4f USD\n", "total", total)
+	if len(samples) == 0 {
+		return fmt.Errorf("demo: no cost_usd in Loki")
 	}
 	return nil
 }
