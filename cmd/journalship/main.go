@@ -16,6 +16,7 @@ Usage:
   journalship retention [settings] [flags]   delete journal files once fully in Loki and their job is over (--once, --dry-run)
   journalship demo [flags]                  start a local Loki, ship a sample, show what landed
   journalship verify [--json] PATH...       check journal files' integrity (exit 0 clean, 1 warnings, 2 corrupt)
+  journalship simulate --dir DIR [flags]    keep writing realistic journals, with crashes (--crash-every, --once)
   journalship settings                      list every setting with its default
   journalship help
 
@@ -38,6 +39,8 @@ func main() {
 		err = runRetention(os.Args[2:])
 	case "demo":
 		err = runDemo(os.Args[2:])
+	case "simulate":
+		err = runSimulate(os.Args[2:])
 	case "verify":
 		os.Exit(runVerify(os.Args[2:], os.Stdout, os.Stderr))
 	case "settings":

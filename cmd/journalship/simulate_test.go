@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	yamlv3 "go.yaml.in/yaml/v3"
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/journalship/journalship/audit"
+	"github.com/journalship/journalship/internal/sample"
+)
+
+// fakeClock advances by step at every reading.
+type fakeClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.t
+	c.t = c.t.Add(c.step)
+	return t
+}
+
+var simStart = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// simulateOnce runs one round into a new directory with a fake clock.
+func simulateOnce(t *testing.T, o simulateOpts) (*simulator, string) {
+	t.Helper()
+	o.dir, o.once = filepath.Join(t.TempDir(), "sessions"), true
+	clock := &fakeClock{t: simStart, step: 40 * time.Millisecond}
+	var log bytes.Buffer
+	s := newSimulator(o, clock.now, &log)
+	require.NoError(t, s.run(context.Background()))
+	return s, o.dir
+}
+
+// auditTree returns journalship verify's reports for every file under dir.
+func auditTree(t *testing.T, dir string) []audit.Report {
+	t.Helper()
+	var reps []audit.Report
+	_, err := audit.Tree([]string{dir}, audit.DefaultConfig(), func(r audit.Report) { reps = append(reps, r) })
+	require.NoError(t, err)
+	return reps
+}
+
+var sessionPath = regexp.MustCompile(`^[0-9a-f-]{36}/session_\d{8}T\d{6}Z_agent-worker-[a-z0-9]+-[a-z0-9]+\.jsonl$`)
+
+// TestSimulateOnceWritesValidJournals: every file is a valid journal by
+// the auditor; crashed sessions (every 3rd) end in a partial line without
+// SESSION_END, the others end with SESSION_END and nothing after it.
+func TestSimulateOnceWritesValidJournals(t *testing.T) {
+	s, dir := simulateOnce(t, simulateOpts{seed: 7, crashEvery: 3, jobs: 6})
+	reps := auditTree(t, dir)
+	require.Len(t, reps, s.started, "one file per session")
+	crashed := 0
+	for _, r := range reps {
+		rel, err := filepath.Rel(dir, r.Path)
+		require.NoError(t, err)
+		assert.Regexp(t, sessionPath, filepath.ToSlash(rel))
+		assert.Zero(t, r.CorruptLines+r.SchemaInvalidLines, r.Path)
+		assert.Zero(t, r.SeqGapCount+r.DuplicateSeqs+r.Regressions, r.Path)
+		assert.Empty(t, r.Problems, r.Path)
+		assert.NotEqual(t, r.TailTruncated, r.SessionEnded, "%s: either crashed or ended", r.Path)
+		if r.TailTruncated {
+			crashed++
+		}
+	}
+	assert.Equal(t, s.started/3, crashed, "every third session crashes")
+	assert.Equal(t, crashed, s.crashes)
+	assert.GreaterOrEqual(t, crashed, 1)
+}
+
+// TestSimulateWritesTheSampleContent: each line is internal/sample's line
+// with the time of writing as its timestamp; a crash leaves a strict
+// prefix of the next line; timestamps never decrease and the file is
+// named after its SESSION_START.
+func TestSimulateWritesTheSampleContent(t *testing.T) {
+	o := simulateOpts{seed: 11, crashEvery: 2, jobs: 5}
+	s, dir := simulateOnce(t, o)
+	c, err := sample.Generate(roundConfig(o.seed, 0, o.jobs, simStart))
+	require.NoError(t, err)
+	want := map[string]sample.File{}
+	for _, f := range c.Files {
+		want[f.SessionID] = f
+	}
+	files := 0
+	walkJournals(t, dir, func(rel string, data []byte) {
+		files++
+		lines := strings.Split(string(data), "\n")
+		tail := lines[len(lines)-1]
+		lines = lines[:len(lines)-1]
+		require.NotEmpty(t, lines, rel)
+		f, ok := want[field(t, lines[0], "session_id")]
+		require.True(t, ok, "%s: a generated session", rel)
+		assert.Equal(t, f.JobID, filepath.Dir(rel))
+		checkLines(t, rel, lines, f)
+		start := timestamp(t, lines[0])
+		assert.Contains(t, rel, "session_"+start.Format(fileNameLayout)+"_"+f.Pod+".jsonl")
+		if tail == "" {
+			assert.Len(t, lines, len(f.Lines), "%s: a session that did not crash is complete", rel)
+			return
+		}
+		next := maskTimestamp(f.Lines[len(lines)].Text)
+		assert.True(t, len(tail) < len(next) && strings.HasPrefix(next, maskTimestamp(tail)), "%s: the partial line is a prefix of the next line", rel)
+	})
+	assert.Equal(t, s.started, files)
+}
+
+func checkLines(t *testing.T, rel string, lines []string, f sample.File) {
+	t.Helper()
+	prev := time.Time{}
+	for i, l := range lines {
+		ts := timestamp(t, l)
+		assert.Equal(t, f.Lines[i].Text, restamp(l, mustTime(t, f.Lines[i].Text)), "%s line %d", rel, i)
+		assert.False(t, ts.Before(prev), "%s line %d: timestamps never decrease", rel, i)
+		assert.False(t, ts.Before(simStart), "%s line %d: stamped by the clock", rel, i)
+		prev = ts
+	}
+}
+
+// maskTimestamp blanks the timestamp's value, or the part of it present.
+func maskTimestamp(line string) string {
+	const key = `"timestamp":"`
+	i := strings.Index(line, key)
+	if i < 0 {
+		return line
+	}
+	i += len(key)
+	n := min(len(timestampLayout), len(line)-i)
+	return line[:i] + strings.Repeat("X", n) + line[i+n:]
+}
+
+func walkJournals(t *testing.T, dir string, fn func(rel string, data []byte)) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		rel, err := filepath.Rel(dir, p)
+		fn(filepath.ToSlash(rel), data)
+		return err
+	}))
+}
+
+func field(t *testing.T, line, key string) string {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+	s, _ := m[key].(string)
+	return s
+}
+
+func timestamp(t *testing.T, line string) time.Time {
+	t.Helper()
+	return mustTime(t, line)
+}
+
+func mustTime(t *testing.T, line string) time.Time {
+	t.Helper()
+	ts, err := time.Parse(timestampLayout, field(t, line, "timestamp"))
+	require.NoError(t, err, line)
+	return ts
+}
+
+// TestSimulateIsDeterministic: the same seed and clock give the same bytes.
+func TestSimulateIsDeterministic(t *testing.T) {
+	o := simulateOpts{seed: 3, crashEvery: 4, jobs: 4}
+	_, a := simulateOnce(t, o)
+	_, b := simulateOnce(t, o)
+	got := map[string]string{}
+	walkJournals(t, a, func(rel string, data []byte) { got[rel] = string(data) })
+	n := 0
+	walkJournals(t, b, func(rel string, data []byte) {
+		n++
+		assert.Equal(t, got[rel], string(data), rel)
+	})
+	assert.Equal(t, len(got), n)
+}
+
+// cancelAfter cancels once it has been written n "ended" log lines.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	if c.n -= bytes.Count(p, []byte(" ended (")); c.n <= 0 {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestSimulateKeepsGoingUntilInterrupted: without --once rounds follow one
+// another (more jobs than one round holds) until the context ends, and
+// run then returns nil leaving only whole lines behind.
+func TestSimulateKeepsGoingUntilInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clock := &fakeClock{t: simStart, step: time.Second}
+	s := newSimulator(simulateOpts{dir: dir, seed: 5, jobs: 2}, clock.now, &cancelAfter{n: 9, cancel: cancel})
+	require.NoError(t, s.run(ctx))
+	jobs, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Greater(t, len(jobs), 4, "several rounds of 2 jobs")
+	for _, r := range auditTree(t, dir) {
+		assert.False(t, r.TailTruncated, "%s: no crash without --crash-every", r.Path)
+		assert.Zero(t, r.CorruptLines+r.SeqGapCount, r.Path)
+	}
+}
+
+// TestSimulateWaitsTheInterval: with the real clock and an interval, lines
+// arrive over time and an interruption mid-session stops at once.
+func TestSimulateWaitsTheInterval(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	require.NoError(t, newSimulator(simulateOpts{dir: dir, seed: 9, jobs: 3, interval: 20 * time.Millisecond}, time.Now, io.Discard).run(ctx))
+	elapsed := time.Since(begin)
+	assert.Less(t, elapsed, 2*time.Second, "stops when interrupted")
+	lines := 0
+	for _, r := range auditTree(t, dir) {
+		lines += r.TotalLines
+		assert.False(t, r.TailTruncated, "%s: an interruption leaves whole lines", r.Path)
+		assert.Zero(t, r.CorruptLines, r.Path)
+	}
+	assert.LessOrEqual(t, lines, int(elapsed/(20*time.Millisecond))+1, "at most one line per interval")
+	assert.GreaterOrEqual(t, lines, 3, "lines were written")
+}
+
+func TestParseSimulate(t *testing.T) {
+	o, err := parseSimulate([]string{"--dir", "/data/sessions", "--interval", "250ms", "--seed", "42", "--crash-every", "5", "--jobs", "2", "--once"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, simulateOpts{dir: "/data/sessions", interval: 250 * time.Millisecond, seed: 42, crashEvery: 5, jobs: 2, once: true}, o)
+	o, err = parseSimulate([]string{"--dir=/x"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, simulateOpts{dir: "/x", interval: time.Second, seed: 1, jobs: 4}, o, "defaults")
+	for _, bad := range [][]string{
+		{},
+		{"--dir", "/x", "extra"},
+		{"--dir", "/x", "--interval", "-1s"},
+		{"--dir", "/x", "--crash-every", "-1"},
+		{"--dir", "/x", "--jobs", "0"},
+		{"--dir", "/x", "--bogus"},
+	} {
+		_, err := parseSimulate(bad, io.Discard)
+		assert.Error(t, err, "%q", bad)
+	}
+	assert.NoError(t, runSimulate([]string{"-h"}), "help is not an error")
+}
+
+// deployedCommands returns the journalship command lines of the DaemonSet
+// and of docker-compose.yml, by where they come from.
+func deployedCommands(t *testing.T) map[string][]string {
+	t.Helper()
+	var ds appsv1.DaemonSet
+	require.NoError(t, yaml.Unmarshal(readRepoFile(t, "deploy/daemonset/daemonset.yaml"), &ds))
+	cmds := map[string][]string{}
+	for _, c := range ds.Spec.Template.Spec.Containers {
+		if c.Name == "retention" {
+			cmds["daemonset retention"] = c.Args
+		}
+	}
+	var compose struct {
+		Services map[string]struct {
+			Command []string `yaml:"command"`
+		} `yaml:"services"`
+	}
+	require.NoError(t, yamlv3.Unmarshal(readRepoFile(t, "docker-compose.yml"), &compose))
+	for _, name := range []string{"retention", "simulator"} {
+		cmds["compose "+name] = compose.Services[name].Command
+	}
+	return cmds
+}
+
+func readRepoFile(t *testing.T, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", rel))
+	require.NoError(t, err)
+	return data
+}
+
+// TestDeployedCommandLines: the retention and simulate command lines the
+// DaemonSet and docker compose run are accepted by the commands' own flag
+// parsers and configuration checks.
+func TestDeployedCommandLines(t *testing.T) {
+	cmds := deployedCommands(t)
+	require.Len(t, cmds, 3)
+	for where, args := range cmds {
+		require.NotEmpty(t, args, where)
+		switch args[0] {
+		case "retention":
+			fs := flag.NewFlagSet("retention", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			get, o := retentionFlags(fs)
+			require.NoError(t, fs.Parse(args[1:]), where)
+			assert.Zero(t, fs.NArg(), where)
+			require.NoError(t, o.cfg.Validate(), where)
+			_, closeStatus, err := buildStatus(o)
+			require.NoError(t, err, where)
+			closeStatus()
+			assert.Equal(t, "/data/sessions", o.cfg.Root, where)
+			assert.NotEqual(t, "127.0.0.1:2022", get("Metrics_Address"), "%s: metrics reachable from Prometheus", where)
+		case "simulate":
+			o, err := parseSimulate(args[1:], io.Discard)
+			require.NoError(t, err, where)
+			assert.Equal(t, "/data/sessions", o.dir)
+			assert.False(t, o.once, "the simulator keeps writing")
+			assert.Positive(t, o.crashEvery, "and crashes now and then")
+		default:
+			t.Errorf("%s: unexpected command %q", where, args[0])
+		}
+	}
+}
