@@ -1,0 +1,18 @@
+// Package deploy holds no code: its tests check the deployment files of
+// the repository against each other and against the real parsers of the
+// tools that read them.
+//
+//   - fluent-bit.conf and its copies (deploy/daemonset, deploy/compose):
+//     every journalship setting shown, only keys Fluent Bit 5.1.1 knows,
+//     values the plugin's own parser accepts, copies equal but for the
+//     listen addresses, Loki_URL and Node_Name.
+//   - Dockerfile (BuildKit's parser) and .dockerignore: pinned bases, the
+//     same build as make build, paths that match plugins.conf and the
+//     configuration, nothing the build needs ignored.
+//   - deploy/daemonset (kustomize's krusty and Kubernetes' strict decoder):
+//     every manifest listed, every field known, every cross reference
+//     (volumes, ports, probes, ConfigMap keys, Service selector, metrics
+//     addresses, retention flags) consistent, least privilege.
+//   - docker-compose.yml (compose-spec's loader), deploy/compose/loki.yaml
+//     (Loki's -verify-config) and prometheus.yml.
+package deploy
