@@ -20,7 +20,7 @@ all: build
 # cgo layer for memory errors, PostgreSQL for the retention agent's job-status
 # source (started by its tests in a temp dir). Installed only when missing.
 deps:
-	@missing=""; for p in gcc libc6-dev valgrind postgresql; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in gcc libc6-dev valgrind postgresql prometheus; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi
 	$(GO) mod download
 

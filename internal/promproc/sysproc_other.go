@@ -1,0 +1,8 @@
+//go:build !linux
+
+package promproc
+
+import "syscall"
+
+// sysProcAttr has nothing to add outside Linux.
+func sysProcAttr() *syscall.SysProcAttr { return nil }
