@@ -1,0 +1,278 @@
+package grafana
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/journalship/journalship/internal/sample"
+)
+
+// The audit trail's log panels, entry by entry.
+
+// journalWants builds the wants of the shipped lines of the scenario's job
+// that pred accepts.
+func (w *world) journalWants(sc scenario, pred func(*fact) bool, check func(f *fact, e lokiquery.Entry) error) []entryWant {
+	var out []entryWant
+	for i := range w.facts {
+		f := &w.facts[i]
+		if f.shipped && sc.inJob(f) && pred(f) {
+			out = append(out, entryWant{place: w.linePlace(f), check: func(e lokiquery.Entry) error { return check(f, e) }})
+		}
+	}
+	return out
+}
+
+// tailWants are the truncated_tail markers of the scenario's files.
+func (w *world) tailWants(sc scenario, check func(f *sample.File, e lokiquery.Entry) error) []entryWant {
+	var out []entryWant
+	for _, f := range w.files(func(f *sample.File) bool { return len(f.PartialTail) > 0 && sc.fileInJob(f) }) {
+		out = append(out, entryWant{place: w.synthPlace("truncated_tail", f), check: func(e lokiquery.Entry) error { return check(f, e) }})
+	}
+	return out
+}
+
+// tailMarkerText is the start of a truncated_tail entry's text.
+func (w *world) tailMarkerText(f *sample.File) string {
+	return fmt.Sprintf(`{"journalship":"truncated_tail","file":%q,"offset":%d,"bytes":%d,`, w.path(f), len(f.Data)-len(f.PartialTail), len(f.PartialTail))
+}
+
+// alarm is the level the audit trail gives an annotated entry.
+func alarm(kinds []string) string {
+	for _, k := range kinds {
+		if strings.Contains(k, "corrupt") || strings.Contains(k, "truncated_tail") {
+			return "critical"
+		}
+	}
+	return "warning"
+}
+
+func (w *world) integrityEntries(sc scenario) func([]lokiquery.Entry) error {
+	wants := w.journalWants(sc, func(f *fact) bool { return len(f.kinds) > 0 }, func(f *fact, e lokiquery.Entry) error {
+		details := ""
+		if f.gap != "" {
+			details = " · missing seq " + f.gap
+		}
+		line := "⚠ " + e.Metadata["annotations"]
+		suffix := " | " + f.eventType + " seq=" + seqText(f) + " | " + f.line.Text
+		err := firstErr(sameKinds(e, f), levelIs(e, alarm(f.kinds)))
+		if err == nil && (!strings.HasPrefix(e.Line, line+details) || !strings.HasSuffix(e.Line, suffix)) {
+			err = fmt.Errorf("line %.200q does not start with %q and end with %.100q", e.Line, line+details, suffix)
+		}
+		return err
+	})
+	wants = append(wants, w.tailWants(sc, func(f *sample.File, e lokiquery.Entry) error {
+		prefix := "⚠ truncated_tail | truncated_tail seq= | " + w.tailMarkerText(f)
+		if !strings.HasPrefix(e.Line, prefix) {
+			return fmt.Errorf("line %.200q, want it to start with %.200q", e.Line, prefix)
+		}
+		return levelIs(e, "critical")
+	})...)
+	return func(es []lokiquery.Entry) error { return matchEntries(es, wants) }
+}
+
+// timeline: every line, marker and summary of the job, in time order, each
+// line "#seq type ⚠ annotations  <journal line>", the marker after every
+// line of its session.
+func (w *world) timeline(sc scenario) func([]lokiquery.Entry) error {
+	wants := w.journalWants(sc, all, func(f *fact, e lokiquery.Entry) error {
+		annots := ""
+		if len(f.kinds) > 0 {
+			annots = " ⚠ " + e.Metadata["annotations"]
+		}
+		level := "info"
+		switch {
+		case len(f.kinds) > 0:
+			level = alarm(f.kinds)
+		case f.eventType == sample.TypeError:
+			level = "error"
+		}
+		return firstErr(sameKinds(e, f), levelIs(e, level), lineIs(e, "#"+seqText(f)+" "+f.eventType+annots+"  "+f.line.Text))
+	})
+	wants = append(wants, w.tailWants(sc, func(f *sample.File, e lokiquery.Entry) error {
+		prefix := "# truncated_tail ⚠ truncated_tail  " + w.tailMarkerText(f)
+		if !strings.HasPrefix(e.Line, prefix) {
+			return fmt.Errorf("line %.200q, want it to start with %.200q", e.Line, prefix)
+		}
+		return levelIs(e, "critical")
+	})...)
+	for _, f := range w.files(sc.fileInJob) {
+		wants = append(wants, entryWant{place: w.synthPlace("file_summary", f), check: func(e lokiquery.Entry) error {
+			if !strings.HasPrefix(e.Line, "# file_summary ⚠ file_summary") || !strings.Contains(e.Line, `  {"journalship":"file_summary"`) {
+				return fmt.Errorf("line %.200q is not a file summary", e.Line)
+			}
+			return nil
+		}})
+	}
+	return func(es []lokiquery.Entry) error {
+		return firstErr(matchEntries(es, wants), sortedByTime(es), w.inFileOrder(es))
+	}
+}
+
+// inFileOrder: within each session, entries whose times differ come in
+// file order, and the truncated_tail marker comes after every line.
+func (w *world) inFileOrder(es []lokiquery.Entry) error {
+	type last struct {
+		offset int64
+		at     lokiquery.Entry
+	}
+	seen := map[string]last{}
+	for _, e := range es {
+		file := e.Metadata["file"]
+		switch e.Stream["event_type"] {
+		case "file_summary":
+			continue
+		case "truncated_tail":
+			if prev, ok := seen[file]; ok && !e.Time.After(prev.at.Time) {
+				return fmt.Errorf("the truncated_tail marker of %s (%s) is not after its last line (%s)", file, e.Time, prev.at.Time)
+			}
+			continue
+		}
+		off, err := strconv.ParseInt(e.Metadata["byte_offset"], 10, 64)
+		if err != nil {
+			return fmt.Errorf("entry without byte_offset: %.100q", e.Line)
+		}
+		if prev, ok := seen[file]; ok && off < prev.offset && e.Time.After(prev.at.Time) {
+			return fmt.Errorf("%s: offset %d shown after offset %d", file, off, prev.offset)
+		}
+		if prev, ok := seen[file]; !ok || off > prev.offset {
+			seen[file] = last{offset: off, at: e}
+		}
+	}
+	return nil
+}
+
+// llmCalls: each LLM response, "step N · model · P prompt + C completion
+// tokens · finish_reason · $cost · ⚠ annotations", with its cost metadata.
+func (w *world) llmCalls(sc scenario) func([]lokiquery.Entry) error {
+	wants := w.journalWants(sc, isType(sample.TypeLLMResponse), func(f *fact, e lokiquery.Entry) error {
+		line := "step " + f.str("step_index") + " · " + f.line.Model + " · " + f.str("prompt_tokens") + " prompt + " +
+			f.str("completion_tokens") + " completion tokens · " + f.str("finish_reason")
+		if err := checkCost(f, e); err != nil {
+			return err
+		}
+		if f.costModel != "" {
+			line += " · $" + e.Metadata["cost_usd"]
+		}
+		if len(f.kinds) > 0 {
+			line += " · ⚠ " + e.Metadata["annotations"]
+		}
+		return firstErr(sameKinds(e, f), lineIs(e, line), metaIs(e, "duration_ms", f.str("duration_ms")), metaIs(e, "model", f.line.Model))
+	})
+	return func(es []lokiquery.Entry) error { return matchEntries(es, wants) }
+}
+
+// checkCost: cost_usd and cost_model are there exactly for priced
+// responses, and cost_usd is the price table's dollars.
+func checkCost(f *fact, e lokiquery.Entry) error {
+	got, model := e.Metadata["cost_usd"], e.Metadata["cost_model"]
+	if f.costModel == "" {
+		if got != "" || model != "" {
+			return fmt.Errorf("cost_usd %q / cost_model %q on an unpriced response", got, model)
+		}
+		return nil
+	}
+	v, err := strconv.ParseFloat(got, 64)
+	if err != nil || model != f.costModel || !near(v, f.cost, 1e-9) {
+		return fmt.Errorf("cost_usd %q (%s), want %v (%s)", got, model, f.cost, f.costModel)
+	}
+	return nil
+}
+
+// metaIs checks a structured metadata or parsed label.
+func metaIs(e lokiquery.Entry, name, want string) error {
+	if got := e.Metadata[name]; got != want {
+		return fmt.Errorf("%s %q, want %q", name, got, want)
+	}
+	return nil
+}
+
+// toolCalls: "tool called: input" and "tool returned/FAILED code after N
+// ms: result", failures at level error.
+func (w *world) toolCalls(sc scenario) func([]lokiquery.Entry) error {
+	isTool := func(f *fact) bool {
+		return f.eventType == sample.TypeToolStart || f.eventType == sample.TypeToolResult
+	}
+	wants := w.journalWants(sc, isTool, func(f *fact, e lokiquery.Entry) error {
+		line := f.str("tool_name") + " "
+		level := "info"
+		switch {
+		case f.eventType == sample.TypeToolStart:
+			line += "called: " + f.str("input_summary")
+		case f.str("success") == "true":
+			line += "returned after " + f.str("duration_ms") + " ms: " + f.str("result_summary")
+		default:
+			line += "FAILED " + f.str("error_code") + " after " + f.str("duration_ms") + " ms: " + f.str("result_summary")
+			level = "error"
+		}
+		return firstErr(lineIs(e, line), levelIs(e, level), metaIs(e, "invocation_id", f.str("invocation_id")), metaIs(e, "tool_name", f.str("tool_name")))
+	})
+	return func(es []lokiquery.Entry) error { return matchEntries(es, wants) }
+}
+
+// milestoneTypes are the events of the "Errors, checkpoints and
+// approvals" panel.
+var milestoneTypes = map[string]bool{sample.TypeSessionStart: true, sample.TypeSessionEnd: true, sample.TypeCheckpointLoaded: true,
+	sample.TypeCheckpointWritten: true, sample.TypeApprovalRequested: true, sample.TypeStateTransition: true, sample.TypeError: true}
+
+func (w *world) milestones(sc scenario) func([]lokiquery.Entry) error {
+	wants := w.journalWants(sc, func(f *fact) bool { return milestoneTypes[f.eventType] }, func(f *fact, e lokiquery.Entry) error {
+		line := f.eventType
+		if s := f.str("step_index"); s != "" {
+			line += " step " + s
+		}
+		if f.eventType == sample.TypeSessionStart {
+			line += " agent " + f.file.AgentID + " on " + f.file.Pod
+		}
+		if c := f.str("error_code"); c != "" {
+			line += " " + c + ": " + f.str("message")
+		}
+		if c := f.str("checkpoint_id"); c != "" {
+			line += " checkpoint " + c
+		}
+		if a := f.str("action"); a != "" {
+			line += " approval requested: " + a
+		}
+		if n := f.str("new_status"); n != "" {
+			line += " " + f.str("old_status") + " → " + n
+		}
+		if r := f.str("reason"); r != "" {
+			line += " (" + r + ")"
+		}
+		level := map[string]string{sample.TypeError: "error", sample.TypeApprovalRequested: "warning"}[f.eventType]
+		if level == "" {
+			level = "info"
+		}
+		return firstErr(lineIs(e, line), levelIs(e, level))
+	})
+	return func(es []lokiquery.Entry) error { return matchEntries(es, wants) }
+}
+
+// fileVerdicts: one summary per file, "level (severity) · N lines, C
+// corrupt, G gaps, ended R · path".
+func (w *world) fileVerdicts(sc scenario) func([]lokiquery.Entry) error {
+	var wants []entryWant
+	for _, f := range w.files(sc.fileInJob) {
+		total := len(f.Lines)
+		if len(f.PartialTail) > 0 {
+			total++
+		}
+		sev := severity(f)
+		end := "no SESSION_END"
+		if f.EndReason != "" {
+			end = "ended " + f.EndReason
+		}
+		rest := fmt.Sprintf(" · %d lines, %d corrupt, %d gaps, %s · %s", total, corruptCount(f), gapCount(f), end, w.path(f))
+		if sev != "" {
+			rest = " (" + sev + ")" + rest
+		}
+		wants = append(wants, entryWant{place: w.synthPlace("file_summary", f), check: func(e lokiquery.Entry) error {
+			if !strings.HasSuffix(e.Line, rest) {
+				return fmt.Errorf("line %q, want it to end with %q", e.Line, rest)
+			}
+			return nil
+		}})
+	}
+	return func(es []lokiquery.Entry) error { return matchEntries(es, wants) }
+}

@@ -1,0 +1,106 @@
+package grafana
+
+import (
+	"bytes"
+	"os"
+	"path"
+	"sort"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// priceTable is testdata/prices.yaml read by the test itself (not by the
+// pricing package), to compute expected dollars independently.
+type priceTable struct {
+	Models  map[string]priceEntry `yaml:"models"`
+	Tenants map[string]struct {
+		Models map[string]priceEntry `yaml:"models"`
+	} `yaml:"tenants"`
+}
+
+type priceEntry struct {
+	Match  []string `yaml:"match"`
+	Input  float64  `yaml:"input_usd_per_million"`
+	Output float64  `yaml:"output_usd_per_million"`
+}
+
+// pricesFile is the test's price table.
+const pricesFile = "testdata/prices.yaml"
+
+func readPrices(t testing.TB) *priceTable {
+	t.Helper()
+	data, err := os.ReadFile(pricesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pt priceTable
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&pt); err != nil {
+		t.Fatalf("%s: %v", pricesFile, err)
+	}
+	return &pt
+}
+
+// price returns the entry name and prices covering model for tenant
+// ("default" or a tenant of the table): the tenant's entries first, then
+// the table's; in each, an exact id before a glob. ok is false when no
+// entry covers the model.
+func (pt *priceTable) price(tenant, model string) (name string, e priceEntry, ok bool) {
+	if tn, found := pt.Tenants[tenant]; found {
+		if name, e, ok = lookupIn(tn.Models, model); ok {
+			return name, e, true
+		}
+	}
+	return lookupIn(pt.Models, model)
+}
+
+func lookupIn(entries map[string]priceEntry, model string) (string, priceEntry, bool) {
+	names := make([]string, 0, len(entries))
+	for n := range entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, exact := range []bool{true, false} {
+		for _, n := range names {
+			pats := entries[n].Match
+			if len(pats) == 0 {
+				pats = []string{n}
+			}
+			for _, p := range pats {
+				if exact && p == model {
+					return n, entries[n], true
+				}
+				if ok, _ := path.Match(p, model); !exact && ok {
+					return n, entries[n], true
+				}
+			}
+		}
+	}
+	return "", priceEntry{}, false
+}
+
+// cost is the dollars of prompt and completion tokens at e.
+func (e priceEntry) cost(prompt, completion int64) float64 {
+	return (float64(prompt)*e.Input + float64(completion)*e.Output) / 1e6
+}
+
+// entryNames are the entry names of the table and every tenant.
+func (pt *priceTable) entryNames() []string {
+	seen := map[string]bool{}
+	for n := range pt.Models {
+		seen[n] = true
+	}
+	for _, tn := range pt.Tenants {
+		for n := range tn.Models {
+			seen[n] = true
+		}
+	}
+	var out []string
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,130 @@
+package grafana
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/retention"
+)
+
+// retentionPlan is what the test decides about each job for the sweep, and
+// so what the sweep must do.
+type retentionPlan struct {
+	states        map[string]retention.JobState // by job id
+	agedFile      string                        // a file of an active job made older than the max age
+	deleted       map[string][2]float64         // rule → files, bytes
+	dirsDeleted   int
+	kept          map[string]float64 // reason → files
+	sweepEnd      time.Time
+	before, after time.Time // wall clock around the sweep
+}
+
+// planStatus is the test's job status source.
+type planStatus map[string]retention.JobState
+
+func (p planStatus) Job(_ context.Context, jobDir string) (retention.JobState, error) {
+	return p[filepath.Base(jobDir)], nil
+}
+
+// retentionMetrics are the agent's metrics, served on their own endpoint
+// like the retention sidecar's.
+func startRetentionMetrics(t *testing.T, addr string) *retention.Metrics {
+	t.Helper()
+	m := retention.NewMetrics()
+	for _, rule := range []string{retention.RuleJobTerminal, retention.RuleMaxAge, retention.RuleMaxAgeForced} {
+		m.FilesDeleted.WithLabelValues(rule)
+		m.BytesDeleted.WithLabelValues(rule)
+	}
+	for _, o := range []string{"ok", "degraded", "failed"} {
+		m.Sweeps.WithLabelValues(o)
+	}
+	srv, err := retention.Serve(addr, m.Registry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return m
+}
+
+// sweep plans job states (a quarter of the jobs terminal for two days,
+// a quarter terminal for an hour, the rest running, one running job's
+// first file untouched for eight days) and runs one real sweep over the
+// shipped and finalized corpus.
+func (w *world) sweep(t *testing.T, sh *shipping, m *retention.Metrics) {
+	t.Helper()
+	now := time.Now()
+	p := retentionPlan{states: map[string]retention.JobState{}, deleted: map[string][2]float64{}, kept: map[string]float64{}}
+	filesOf := map[string][]string{}
+	for i := range w.corpus.Files {
+		f := &w.corpus.Files[i]
+		filesOf[f.JobID] = append(filesOf[f.JobID], w.path(f))
+	}
+	for i, job := range w.jobIDs() {
+		switch i % 4 {
+		case 1:
+			p.states[job] = retention.JobState{Terminal: true, Status: "completed", FinishedAt: now.Add(-48 * time.Hour)}
+			p.dirsDeleted++
+			for _, f := range filesOf[job] {
+				p.add(t, retention.RuleJobTerminal, f)
+			}
+		case 3:
+			p.states[job] = retention.JobState{Terminal: true, Status: "failed", FinishedAt: now.Add(-time.Hour)}
+			p.kept[retention.KeepPostTerminal] += float64(len(filesOf[job]))
+		default:
+			p.states[job] = retention.JobState{Status: "RUNNING"}
+			files := filesOf[job]
+			if i == 0 {
+				p.agedFile = files[0]
+				old := now.Add(-8 * 24 * time.Hour)
+				if err := os.Chtimes(p.agedFile, old, old); err != nil {
+					t.Fatal(err)
+				}
+				p.add(t, retention.RuleMaxAge, p.agedFile)
+				files = files[1:]
+				if len(files) == 0 {
+					p.dirsDeleted++
+				}
+			}
+			p.kept[retention.KeepJobActive] += float64(len(files))
+		}
+	}
+	cfg := retention.DefaultConfig()
+	cfg.Root, cfg.Log = w.root, io.Discard
+	fcfg := finalize.DefaultConfig()
+	fcfg.Metrics = sh.set
+	inst := sh.insts[tenantAcme]
+	fin, err := finalize.New(fcfg, inst, inst.Ledger(), retention.FinalizeStatus{Status: planStatus(p.states)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := retention.New(cfg, planStatus(p.states), fin, inst.Ledger(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.before = time.Now()
+	rep, err := agent.Sweep(context.Background())
+	p.after = time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.sweepEnd = rep.End
+	if rep.Outcome() != "ok" || rep.End.Before(p.before) || rep.End.After(p.after) {
+		t.Fatalf("sweep: outcome %s, end %s (ran %s..%s)", rep.Outcome(), rep.End, p.before, p.after)
+	}
+	w.ret = p
+}
+
+// add records that path must be deleted under rule.
+func (p *retentionPlan) add(t *testing.T, rule, path string) {
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := p.deleted[rule]
+	p.deleted[rule] = [2]float64{v[0] + 1, v[1] + float64(st.Size())}
+}

@@ -1,0 +1,174 @@
+package grafana
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/journalship/journalship/backfill"
+	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/metrics"
+	"github.com/journalship/journalship/output"
+	"github.com/journalship/journalship/retention"
+)
+
+// injected are the answers the proxy gives to the first pushes, and the
+// retry cause journalship documents for each (pipeline.RetryError).
+var injected = []struct {
+	status int
+	cause  string
+}{{http.StatusServiceUnavailable, "server_error"}, {http.StatusTooManyRequests, "rate_limited"}}
+
+// failingProxy forwards to Loki, answering the first pushes with the
+// injected statuses without forwarding them.
+type failingProxy struct {
+	mu     sync.Mutex
+	pushes int
+	failed map[string]int // cause → pushes failed with it
+	next   http.Handler
+}
+
+func (p *failingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/loki/api/v1/push" {
+		p.mu.Lock()
+		n := p.pushes
+		p.pushes++
+		if n < len(injected) {
+			p.failed[injected[n].cause]++
+		}
+		p.mu.Unlock()
+		if n < len(injected) {
+			http.Error(w, "injected by the dashboard test", injected[n].status)
+			return
+		}
+	}
+	p.next.ServeHTTP(w, r)
+}
+
+// shipping is the two output instances and the process's metrics set.
+type shipping struct {
+	insts map[string]*output.Instance // tenant label → instance
+	set   *metrics.Set
+	proxy *failingProxy
+}
+
+// startShipping opens one instance per tenant behind the failing proxy,
+// serving metrics on addr, and creates at 0 the series the pipeline does
+// not create itself before the first line (see NEEDS.md).
+func (w *world) startShipping(t *testing.T, addr string) *shipping {
+	t.Helper()
+	target, err := url.Parse(w.loki.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := &shipping{insts: map[string]*output.Instance{}, proxy: &failingProxy{failed: map[string]int{}, next: httputil.NewSingleHostReverseProxy(target)}}
+	srv := httptest.NewServer(sh.proxy)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	for tenant, node := range map[string]string{tenantAcme: "node-a", tenantDefault: "node-b"} {
+		settings := map[string]string{"loki_url": srv.URL, "ledger_path": filepath.Join(dir, "ledger.db"),
+			"dead_letter_path": filepath.Join(dir, "deadletter-"+tenant+".jsonl"), "metrics_address": addr,
+			"node_name": node, "log_level": "error", "price_file": absPricesFile(t), "max_line_bytes": fmt.Sprint(maxLineBytes)}
+		if tenant != tenantDefault {
+			settings["tenant_id"] = tenant
+		}
+		inst, err := output.NewInstance(func(k string) string { return settings[strings.ToLower(k)] })
+		if err != nil {
+			t.Fatalf("output instance for tenant %s: %v", tenant, err)
+		}
+		t.Cleanup(func() { inst.Close() })
+		sh.insts[tenant] = inst
+	}
+	sh.set, err = metrics.Acquire(metrics.Config{}) // the instances' process-wide set
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { metrics.Release() })
+	w.presetShipping(sh.set)
+	return sh
+}
+
+// presetShipping creates at 0 the series whose label values only the
+// corpus and the price table know (tokens by model, dollars by entry) and
+// the finalizer's, so increase() over the test counts the first
+// increment. (The pipeline presets outcomes, kinds, reasons and causes.)
+func (w *world) presetShipping(s *metrics.Set) {
+	for _, tenant := range []string{tenantAcme, tenantDefault} {
+		for m := range w.corpus.TokensByModel() {
+			s.Tokens.WithLabelValues(m, "prompt", tenant)
+			s.Tokens.WithLabelValues(m, "completion", tenant)
+		}
+		for _, name := range w.prices.entryNames() {
+			s.CostUSD.WithLabelValues(name, tenant)
+		}
+	}
+	for _, level := range []string{"clean", "warning", "corrupt"} {
+		for _, sev := range []string{"", "truncated_tail", "corrupt_interior", "unreadable"} {
+			s.FilesFinished.WithLabelValues(level, sev)
+		}
+	}
+}
+
+// jobDirs are the directories of the jobs of a tenant.
+func (w *world) jobDirs(tenant string) []string {
+	var out []string
+	for _, j := range w.jobIDs() {
+		if w.tenants[j] == tenant {
+			out = append(out, w.jobDir(j))
+		}
+	}
+	return out
+}
+
+// ship backfills each tenant's jobs through its instance, as `journalship
+// ship` does.
+func (sh *shipping) ship(t *testing.T, w *world) {
+	t.Helper()
+	for _, tenant := range []string{tenantAcme, tenantDefault} {
+		inst := sh.insts[tenant]
+		r, err := backfill.New(backfill.DefaultConfig(), inst, inst.Ledger())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Run(context.Background(), w.jobDirs(tenant)...); err != nil {
+			t.Fatalf("shipping tenant %s: %v", tenant, err)
+		}
+	}
+	sh.proxy.mu.Lock()
+	w.retries = sh.proxy.failed
+	sh.proxy.mu.Unlock()
+	if len(w.retries) != len(injected) {
+		t.Fatalf("the proxy failed %v, want one push per injected status", w.retries)
+	}
+}
+
+// finalize finishes every file (their writers are gone), shipping the
+// truncated_tail markers and file summaries, with the finalizer's metrics.
+func (sh *shipping) finalize(t *testing.T, w *world) {
+	t.Helper()
+	for _, tenant := range []string{tenantAcme, tenantDefault} {
+		cfg := finalize.DefaultConfig()
+		cfg.StaleAfter, cfg.Metrics = 0, sh.set
+		inst := sh.insts[tenant]
+		f, err := finalize.New(cfg, inst, inst.Ledger(), retention.FinalizeStatus{Status: retention.JournalStatus{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err := f.Run(context.Background(), w.jobDirs(tenant)...)
+		if err != nil {
+			t.Fatalf("finalizing tenant %s: %v", tenant, err)
+		}
+		for _, o := range outs {
+			if !o.Finished {
+				t.Fatalf("finalizer left %s unfinished: %s", o.Path, o.Why)
+			}
+		}
+	}
+}
