@@ -2,6 +2,9 @@ package audit
 
 import "time"
 
+// Severities lists every severity, SeverityNone first.
+var Severities = []string{SeverityNone, SeverityTruncatedTail, SeverityCorruptInterior, SeverityUnreadable}
+
 // Severities, the seed's CorruptionSeverity ("" when the file is intact).
 const (
 	SeverityNone            = ""

@@ -123,6 +123,14 @@ func New(cfg Config, ship Shipper, l Ledger, status JobStatus) (*Finalizer, erro
 	if err != nil {
 		return nil, err
 	}
+	if m := cfg.Metrics; m != nil {
+		// Every level × severity at 0, so increase() counts the first file.
+		for l := audit.Clean; l <= audit.Corrupt; l++ {
+			for _, s := range audit.Severities {
+				m.FilesFinished.WithLabelValues(l.String(), s)
+			}
+		}
+	}
 	return &Finalizer{cfg: cfg, ship: ship, ledger: l, status: status, reader: r}, nil
 }
 

@@ -52,6 +52,7 @@ type Instance struct {
 	dl         *deadletter.Writer
 	client     *loki.Client
 	prices     *pricing.Source
+	metrics    *metrics.Set
 	recs       sync.Pool
 	closed     atomic.Bool
 	hasMetrics bool
@@ -91,7 +92,8 @@ func (i *Instance) open(cfg config) error {
 		metrics.Release()
 		return err
 	}
-	i.hasMetrics = true
+	i.hasMetrics, i.metrics = true, m
+	m.LinesDeadLettered.WithLabelValues(reasonUndecodableChunk)
 	if i.dl, err = deadletter.Open(cfg.deadLetter); err != nil {
 		return err
 	}
@@ -108,8 +110,14 @@ func (i *Instance) open(cfg config) error {
 		}
 		deps.Ledger = i.ledger
 	}
-	i.pipe, err = pipeline.New(cfg.pipeline, deps)
-	return err
+	if i.pipe, err = pipeline.New(cfg.pipeline, deps); err != nil {
+		return err
+	}
+	if i.prices != nil {
+		tenant := cfg.pipeline.Tenant
+		i.prices.OnLoad(func(t *pricing.Table) { i.pipe.PresetCost(t.ModelsFor(tenant)) })
+	}
+	return nil
 }
 
 // Flush ships one chunk (Fluent Bit's msgpack buffer, as handed to
@@ -155,9 +163,17 @@ func (i *Instance) deadLetterRest(data []byte, tag string, derr error) error {
 	}
 	rest := data[min(start, len(data)):]
 	i.log.Errorf("tag=%s: undecodable chunk data from byte %d (%d bytes) dead-lettered: %v", tag, start, len(rest), derr)
-	return i.dl.Write([]deadletter.Entry{{Time: time.Now(), Line: []byte(base64.StdEncoding.EncodeToString(rest)),
+	err := i.dl.Write([]deadletter.Entry{{Time: time.Now(), Line: []byte(base64.StdEncoding.EncodeToString(rest)),
 		Reason: "undecodable Fluent Bit chunk (line is the base64 of the raw bytes): " + derr.Error(), Stage: "decode", Tag: tag}})
+	if err == nil {
+		i.metrics.LinesDeadLettered.WithLabelValues(reasonUndecodableChunk).Inc()
+	}
+	return err
 }
+
+// reasonUndecodableChunk is the dead-letter reason label of chunk bytes
+// that could not be decoded into records (one dead letter per chunk).
+const reasonUndecodableChunk = "undecodable_chunk"
 
 // Close releases the instance's resources.
 func (i *Instance) Close() error {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/chunk"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,6 +41,7 @@ func TestUnrepresentableEventTimeIsNotAPoisonChunk(t *testing.T) {
 		"well-formed chunk": chunk.AppendChunk(nil, chunk.FormatV1, chunk.Event{IntTime: true,
 			Time: time.Unix(1<<62, 0), Fields: []chunk.Field{{Key: "file", Value: "/x.jsonl"}}}),
 	}
+	undecodable := inst.metrics.LinesDeadLettered.WithLabelValues(reasonUndecodableChunk)
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
 			for attempt := range 3 {
@@ -47,4 +49,5 @@ func TestUnrepresentableEventTimeIsNotAPoisonChunk(t *testing.T) {
 			}
 		})
 	}
+	assert.Equal(t, 3.0, testutil.ToFloat64(undecodable), "the fuzzer's chunk is undecodable after its first event, each attempt counted")
 }

@@ -116,6 +116,8 @@ tenants:
 		`journalship_llm_tokens_total{direction="prompt",model="claude-sonnet-4-5",tenant="acme"} 1200`,
 		`journalship_loki_entries_stored_total 4`, // one request per stream: one per event type
 		`journalship_retries_total{cause="rate_limited"} 0`,
+		`journalship_llm_cost_usd_total{model="sonnet",tenant="acme"} 0`, // preset: every entry the tenant can use
+		`journalship_lines_dead_lettered_total{reason="undecodable_chunk"} 0`,
 	} {
 		assert.Contains(t, string(body), want)
 	}

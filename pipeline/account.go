@@ -42,14 +42,14 @@ func (p *Pipeline) account(w *work) {
 		n := int64(len(r.Line))
 		w.result.Bytes += n
 		t.received += n
-		if it.dlStage == "decode" {
+		if it.dlClass == dlUndecodable {
 			t.outcomes[undecodable]++
 		} else {
 			t.outcomes[it.outcome]++
 		}
 		if it.dlReason != "" {
 			w.result.DeadLettered++
-			t.deadLetters[it.dlStage]++
+			t.deadLetters[it.dlClass.name]++
 			continue
 		}
 		if !it.sent {
@@ -92,8 +92,8 @@ func (p *Pipeline) publish(w *work) {
 			m.Annotations.WithLabelValues(annotNames[k]).Add(float64(n))
 		}
 	}
-	for stage, n := range t.deadLetters {
-		m.LinesDeadLettered.WithLabelValues(stage).Add(float64(n))
+	for reason, n := range t.deadLetters {
+		m.LinesDeadLettered.WithLabelValues(reason).Add(float64(n))
 	}
 	tenant := p.tenantLabel()
 	for model, v := range t.tokens {
@@ -128,13 +128,22 @@ func (p *Pipeline) tenantLabel() string {
 	return p.cfg.Tenant
 }
 
-// DeadLetterStages are the reason label values of lines_dead_lettered_total.
-var DeadLetterStages = []string{"decode", "pipeline", "loki"}
-
 // RetryCauses are the cause label values of retries_total.
 var RetryCauses = []string{loki.CauseRateLimited, loki.CauseServerError, loki.CauseIngestionBlocked,
 	loki.CauseNetwork, loki.CauseTimeout, loki.CauseCanceled, loki.CauseAuth, loki.CauseNotFound,
 	loki.CauseUnexpected, loki.CauseUnknown, "dead_letter", "ledger"}
+
+// PresetCost creates the cost series of the given price table entries at
+// zero for this pipeline's tenant (the entries a reloaded table adds
+// included), so the first priced response shows in increase().
+func (p *Pipeline) PresetCost(models []string) {
+	if p.deps.Metrics == nil {
+		return
+	}
+	for _, m := range models {
+		p.deps.Metrics.CostUSD.WithLabelValues(m, p.tenantLabel())
+	}
+}
 
 // presetMetrics creates every counter series the pipeline can touch at
 // zero, so a dashboard shows 0 rather than "no data" and increase() sees the
@@ -151,7 +160,7 @@ func (p *Pipeline) presetMetrics() {
 		m.Annotations.WithLabelValues(a)
 	}
 	m.Annotations.WithLabelValues("seq_unverified")
-	for _, s := range DeadLetterStages {
+	for _, s := range DeadLetterReasons {
 		m.LinesDeadLettered.WithLabelValues(s)
 	}
 	for _, c := range RetryCauses {

@@ -115,7 +115,11 @@ func (p *Pipeline) rejected(w *work, rj loki.Rejection, isRetry bool) {
 		return
 	}
 	it.sent = false
-	w.deadLetter(i, "loki", rj.Reason)
+	if timestampRefusal(rj.Reason) {
+		w.deadLetter(i, dlOutsideWindow, rj.Reason)
+		return
+	}
+	w.deadLetter(i, dlLokiRejected, rj.Reason)
 }
 
 func timestampRefusal(reason string) bool {
@@ -131,7 +135,7 @@ func (p *Pipeline) rewrite(w *work, i int) {
 	r := &w.recs[i]
 	if err := w.retry.Add(it.labels, loki.Entry{Timestamp: it.ts, Line: string(r.Line), Metadata: meta, Ref: i}); err != nil {
 		it.sent = false
-		w.deadLetter(i, "pipeline", err.Error())
+		w.deadLetter(i, dlUnencodable, err.Error())
 	}
 }
 

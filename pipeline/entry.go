@@ -140,7 +140,7 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	now := w.now.Add(time.Duration(i))
 	outside := p.outsideWindow(it.ts, now)
 	if outside && p.cfg.OldEntries == DeadLetter {
-		w.deadLetter(i, "pipeline", outsideReason(it.ts))
+		w.deadLetter(i, dlOutsideWindow, outsideReason(it.ts))
 		return
 	}
 	m := meta{w: w, start: len(w.meta)}
@@ -167,7 +167,7 @@ func (p *Pipeline) addToBatch(w *work, i int) {
 	it, r := &w.items[i], &w.recs[i]
 	e := loki.Entry{Timestamp: it.ts, Line: unsafe.String(unsafe.SliceData(r.Line), len(r.Line)), Metadata: it.meta, Ref: i}
 	if err := w.batch.Add(it.labels, e); err != nil {
-		w.deadLetter(i, "pipeline", err.Error())
+		w.deadLetter(i, dlUnencodable, err.Error())
 		return
 	}
 	it.sent = true

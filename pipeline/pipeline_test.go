@@ -138,6 +138,8 @@ func TestLongLinesAreDeadLettered(t *testing.T) {
 	dl := e.deadLetters(t)
 	require.Len(t, dl, 1)
 	assert.Contains(t, dl[0], "exceeds Max_Line_Bytes 1024")
+	assert.Contains(t, dl[0], `"stage":"pipeline"`)
+	assert.Equal(t, 1.0, testutil.ToFloat64(e.metrics.LinesDeadLettered.WithLabelValues("line_too_long")))
 	assert.Contains(t, dl[0], path)
 }
 

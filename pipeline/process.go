@@ -131,7 +131,7 @@ func (p *Pipeline) prevOf(ctx context.Context, w *work, f *fileState, path strin
 func (p *Pipeline) judgeLine(w *work, f *fileState, i int, prev integrity.Prev) integrity.Prev {
 	r, it, ev := &w.recs[i], &w.items[i], &w.ev
 	if r.Problem != "" {
-		w.deadLetter(i, "decode", r.Problem)
+		w.deadLetter(i, dlUndecodable, r.Problem)
 		return prev
 	}
 	bestEffort := f.hasVersion && !w.val.KnownVersion(f.schemaVersion)
@@ -152,7 +152,7 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, i int, prev integrity.Prev) 
 	it.missing = j.Missing()
 	p.attributeModel(w, f, i)
 	if len(r.Line) > p.cfg.MaxLineBytes {
-		w.deadLetter(i, "pipeline", fmt.Sprintf("line of %d bytes exceeds Max_Line_Bytes %d", len(r.Line), p.cfg.MaxLineBytes))
+		w.deadLetter(i, dlTooLong, fmt.Sprintf("line of %d bytes exceeds Max_Line_Bytes %d", len(r.Line), p.cfg.MaxLineBytes))
 	} else {
 		p.buildEntry(w, f, i, j)
 	}

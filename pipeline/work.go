@@ -56,7 +56,7 @@ type item struct {
 	after     integrity.Prev // continuity state after the line: the highest seq so far
 	sent      bool           // in the batch
 	dlReason  string
-	dlStage   string
+	dlClass   dlClass
 	rewritten bool
 }
 
@@ -130,10 +130,29 @@ func (w *work) groups(fn func(path []byte, idx []int)) {
 	}
 }
 
-func (w *work) deadLetter(i int, stage, reason string) {
+func (w *work) deadLetter(i int, class dlClass, reason string) {
 	it := &w.items[i]
-	it.dlStage, it.dlReason = stage, reason
+	it.dlClass, it.dlReason = class, reason
 	r := &w.recs[i]
 	w.dl = append(w.dl, deadletter.Entry{Time: r.Time, File: string(r.Path), Offset: r.Offset,
-		HasOffset: r.HasOffset, Line: r.Line, Reason: reason, Stage: stage, Tag: w.tag})
+		HasOffset: r.HasOffset, Line: r.Line, Reason: reason, Stage: class.stage, Tag: w.tag})
 }
+
+// dlClass is why a line was dead-lettered, as a bounded label value (the
+// reason label of lines_dead_lettered_total), with the stage that refused
+// it (the dead-letter entry's stage field).
+type dlClass struct{ stage, name string }
+
+// Dead-letter classes.
+var (
+	dlUndecodable   = dlClass{"decode", "undecodable_record"} // a record without a line (Fluent Bit chunk)
+	dlTooLong       = dlClass{"pipeline", "line_too_long"}    // over Max_Line_Bytes
+	dlOutsideWindow = dlClass{"pipeline", "outside_window"}   // Old_Entries dead_letter
+	dlUnencodable   = dlClass{"pipeline", "unencodable"}      // the entry cannot be put in a push request
+	dlLokiRejected  = dlClass{"loki", "loki_rejected"}        // Loki refused it for good (400)
+)
+
+// DeadLetterReasons are the reason label values of lines_dead_lettered_total
+// that the pipeline uses.
+var DeadLetterReasons = []string{dlUndecodable.name, dlTooLong.name, dlOutsideWindow.name,
+	dlUnencodable.name, dlLokiRejected.name}

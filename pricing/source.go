@@ -39,8 +39,18 @@ type Source struct {
 	stamp   fileStamp
 	stop    context.CancelFunc
 	done    sync.WaitGroup
-	Reloads atomic.Int64 // successful reloads after the first load
-	Failed  atomic.Int64 // reloads that failed (the previous table stays)
+	hooks   []func(*Table) // guarded by mu
+	Reloads atomic.Int64   // successful reloads after the first load
+	Failed  atomic.Int64   // reloads that failed (the previous table stays)
+}
+
+// OnLoad calls fn with the table in force now and again after every
+// successful reload (from the watcher's goroutine).
+func (s *Source) OnLoad(fn func(*Table)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hooks = append(s.hooks, fn)
+	fn(s.Table())
 }
 
 // Open loads the table (an error when the file is missing or invalid: a
@@ -113,6 +123,9 @@ func (s *Source) Check() {
 		}
 	case changed:
 		s.Reloads.Add(1)
+		for _, fn := range s.hooks {
+			fn(s.Table())
+		}
 		if s.log != nil {
 			s.log.Infof("pricing: reloaded %s (%d models)", s.cfg.Path, len(s.Table().Models()))
 		}

@@ -104,3 +104,20 @@ func TestOpenFailsOnABadFile(t *testing.T) {
 	_, err = Open(cfg, nil)
 	assert.ErrorContains(t, err, "reload interval")
 }
+
+func TestOnLoadSeesTheFirstTableAndEveryReload(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "prices.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(table(1)), 0o644))
+	cfg := DefaultConfig()
+	cfg.Path, cfg.ReloadInterval = path, time.Hour
+	s, err := Open(cfg, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	var seen [][]string
+	s.OnLoad(func(tab *Table) { seen = append(seen, tab.ModelsFor("")) })
+	require.NoError(t, os.WriteFile(path, []byte("models:\n  m: {input_usd_per_million: 1, output_usd_per_million: 1}\n  n: {input_usd_per_million: 2, output_usd_per_million: 2}\n"), 0o644))
+	s.Check()
+	require.NoError(t, os.WriteFile(path, []byte("broken: ["), 0o644))
+	s.Check() // a failed reload calls nothing
+	assert.Equal(t, [][]string{{"m"}, {"m", "n"}}, seen)
+}

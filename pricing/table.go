@@ -75,8 +75,22 @@ func (t *Table) lookup(tenant, model string) (Price, bool) {
 
 // Models returns the entry names of the table and of every tenant, sorted.
 func (t *Table) Models() []string {
+	return entryNames(append([]matcher{t.base}, mapValues(t.tenants)...))
+}
+
+// ModelsFor returns the entry names a tenant's costs can be attributed to:
+// the tenant's own entries and the table's, sorted.
+func (t *Table) ModelsFor(tenant string) []string {
+	ms := []matcher{t.base}
+	if m, ok := t.tenants[tenant]; ok {
+		ms = append(ms, m)
+	}
+	return entryNames(ms)
+}
+
+func entryNames(ms []matcher) []string {
 	var out []string
-	for _, m := range append([]matcher{t.base}, mapValues(t.tenants)...) {
+	for _, m := range ms {
 		for _, p := range m.exact {
 			out = append(out, p.Model)
 		}

@@ -80,3 +80,12 @@ func TestParseRefusesBadTables(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+func TestModelsForATenant(t *testing.T) {
+	data, err := os.ReadFile("testdata/tenants.yaml")
+	require.NoError(t, err)
+	tab, err := Parse(data)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"claude-sonnet-4-5", "claude-sonnet-4-5-acme", "claude-sonnet-4-5-long", "gpt-4.1-2025-04-14"}, tab.ModelsFor("acme"))
+	assert.Equal(t, []string{"claude-sonnet-4-5", "claude-sonnet-4-5-long", "gpt-4.1-2025-04-14"}, tab.ModelsFor("other"))
+}

@@ -90,7 +90,7 @@ func (a *Agent) Sweep(ctx context.Context) (*Report, error) {
 	}()
 	rt, err := openRoot(a.cfg.Root)
 	if err != nil {
-		r.Errors++
+		r.Errors, r.Failed = r.Errors+1, true
 		a.m.Errors.WithLabelValues("root").Inc()
 		return r, err
 	}
@@ -104,7 +104,7 @@ func (a *Agent) Sweep(ctx context.Context) (*Report, error) {
 	}
 	entries, err := readDir(rt, ".")
 	if err != nil {
-		r.Errors++
+		r.Errors, r.Failed = r.Errors+1, true
 		a.m.Errors.WithLabelValues("list").Inc()
 		return r, &RootError{Root: a.cfg.Root, Err: err}
 	}

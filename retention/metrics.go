@@ -60,7 +60,33 @@ func NewMetrics() *Metrics {
 	m.LastSweep = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "journalship", Subsystem: "retention", Name: "last_sweep_timestamp_seconds",
 		Help: "Unix time the last sweep ended."})
 	reg.MustRegister(m.FilesKept, m.UnshippedPastMaxAge, m.SweepDuration, m.LastSweep)
+	m.preset()
 	return m
+}
+
+// Label values the counters are created with at 0, so that a dashboard's
+// increase() counts the first deletion, sweep or error.
+var (
+	rules        = []string{RuleJobTerminal, RuleMaxAge, RuleMaxAgeForced}
+	outcomes     = []string{OutcomeOK, OutcomeDegraded, OutcomeFailed}
+	errorOps     = []string{"root", "list", "stat", "ledger", "finalize", "delete", "forget", "rmdir"}
+	statusSource = []string{"journal", "postgres", "unknown"}
+)
+
+func (m *Metrics) preset() {
+	for _, r := range rules {
+		m.FilesDeleted.WithLabelValues(r)
+		m.BytesDeleted.WithLabelValues(r)
+	}
+	for _, o := range outcomes {
+		m.Sweeps.WithLabelValues(o)
+	}
+	for _, op := range errorOps {
+		m.Errors.WithLabelValues(op)
+	}
+	for _, s := range statusSource {
+		m.StatusErrors.WithLabelValues(s)
+	}
 }
 
 func counter(reg *prometheus.Registry, name, help string) prometheus.Counter {

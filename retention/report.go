@@ -70,15 +70,28 @@ type Report struct {
 	// Errors counts failures that kept something (status, listing, ledger,
 	// deletion).
 	Errors int
+	// Failed is true when the root could not be swept at all.
+	Failed bool
 }
 
-// Outcome is "ok", or "degraded" when something could not be judged.
+// Outcome is "ok", "degraded" when something could not be judged, or
+// "failed" when the root could not be swept at all.
 func (r *Report) Outcome() string {
-	if r.StatusUnavailable || r.Errors > 0 {
-		return "degraded"
+	switch {
+	case r.Failed:
+		return OutcomeFailed
+	case r.StatusUnavailable || r.Errors > 0:
+		return OutcomeDegraded
 	}
-	return "ok"
+	return OutcomeOK
 }
+
+// Sweep outcomes (label "outcome" of journalship_retention_sweeps_total).
+const (
+	OutcomeOK       = "ok"
+	OutcomeDegraded = "degraded"
+	OutcomeFailed   = "failed"
+)
 
 func (r *Report) add(d Decision) {
 	r.Decisions = append(r.Decisions, d)

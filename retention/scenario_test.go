@@ -359,10 +359,28 @@ func TestRunSweepsEveryInterval(t *testing.T) {
 func TestRootErrors(t *testing.T) {
 	e := newEnv(t)
 	e.cfg.Root = filepath.Join(e.root, "missing")
-	_, err := e.agent(nil).Sweep(context.Background())
+	a := e.agent(nil)
+	r, err := a.Sweep(context.Background())
 	var re *RootError
 	require.ErrorAs(t, err, &re)
 	assert.True(t, re.Retryable())
+	assert.Equal(t, OutcomeFailed, r.Outcome())
+	assert.Equal(t, 1.0, testutil.ToFloat64(a.Metrics().Sweeps.WithLabelValues(OutcomeFailed)))
+}
+
+// Every counter series a sweep can touch exists at 0 before the first one,
+// so a dashboard's increase() counts the first deletion, error or sweep.
+func TestCountersStartAtZero(t *testing.T) {
+	m := NewMetrics()
+	for name, want := range map[string]int{
+		"journalship_retention_files_deleted_total": 3, "journalship_retention_bytes_deleted_total": 3,
+		"journalship_retention_sweeps_total": 3, "journalship_retention_errors_total": 8,
+		"journalship_retention_status_errors_total": 3,
+	} {
+		n, err := testutil.GatherAndCount(m.Registry, name)
+		require.NoError(t, err)
+		assert.Equal(t, want, n, name)
+	}
 }
 
 func TestConfigValidate(t *testing.T) {

@@ -27,7 +27,8 @@ func healthExpectations() map[string]expectFunc {
 		return v
 	})
 	dead := counter("reason", func(w *world) map[string]float64 {
-		return w.allLines(func(*fact) string { return "pipeline" }, func(f *fact) float64 { return b2f(!f.shipped) })
+		// The world's only dead letters are its lines over Max_Line_Bytes.
+		return w.allLines(func(*fact) string { return "line_too_long" }, func(f *fact) float64 { return b2f(!f.shipped) })
 	})
 	retries := counter("cause", func(w *world) map[string]float64 {
 		v := map[string]float64{}

@@ -35,14 +35,7 @@ func (p planStatus) Job(_ context.Context, jobDir string) (retention.JobState, e
 // like the retention sidecar's.
 func startRetentionMetrics(t *testing.T, addr string) *retention.Metrics {
 	t.Helper()
-	m := retention.NewMetrics()
-	for _, rule := range []string{retention.RuleJobTerminal, retention.RuleMaxAge, retention.RuleMaxAgeForced} {
-		m.FilesDeleted.WithLabelValues(rule)
-		m.BytesDeleted.WithLabelValues(rule)
-	}
-	for _, o := range []string{"ok", "degraded", "failed"} {
-		m.Sweeps.WithLabelValues(o)
-	}
+	m := retention.NewMetrics() // its counters exist at 0 from the start
 	srv, err := retention.Serve(addr, m.Registry)
 	if err != nil {
 		t.Fatal(err)

@@ -55,13 +55,14 @@ func (p *failingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // shipping is the two output instances and the process's metrics set.
 type shipping struct {
 	insts map[string]*output.Instance // tenant label → instance
+	fins  map[string]*finalize.Finalizer
 	set   *metrics.Set
 	proxy *failingProxy
 }
 
 // startShipping opens one instance per tenant behind the failing proxy,
-// serving metrics on addr, and creates at 0 the series the pipeline does
-// not create itself before the first line (see NEEDS.md).
+// serving metrics on addr, and their finalizers; the corpus's token series
+// are created at 0 (see presetShipping).
 func (w *world) startShipping(t *testing.T, addr string) *shipping {
 	t.Helper()
 	target, err := url.Parse(w.loki.URL)
@@ -92,26 +93,39 @@ func (w *world) startShipping(t *testing.T, addr string) *shipping {
 	}
 	t.Cleanup(func() { metrics.Release() })
 	w.presetShipping(sh.set)
+	sh.newFinalizers(t)
 	return sh
 }
 
-// presetShipping creates at 0 the series whose label values only the
-// corpus and the price table know (tokens by model, dollars by entry) and
-// the finalizer's, so increase() over the test counts the first
-// increment. (The pipeline presets outcomes, kinds, reasons and causes.)
+// newFinalizers creates one finalizer per tenant before the first scrape,
+// as the retention agent does at its start: their counters exist at 0
+// before the first file is finished.
+func (sh *shipping) newFinalizers(t *testing.T) {
+	t.Helper()
+	sh.fins = map[string]*finalize.Finalizer{}
+	for _, tenant := range []string{tenantAcme, tenantDefault} {
+		cfg := finalize.DefaultConfig()
+		cfg.StaleAfter, cfg.Metrics = 0, sh.set
+		inst := sh.insts[tenant]
+		f, err := finalize.New(cfg, inst, inst.Ledger(), retention.FinalizeStatus{Status: retention.JournalStatus{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh.fins[tenant] = f
+	}
+}
+
+// presetShipping creates at 0 the token series of the corpus's models, so
+// increase() over the test counts their first flush. Only the corpus knows
+// them: model ids are open-ended, so the product cannot create these series
+// before a model's first response (the README says so). Everything else
+// (outcomes, kinds, reasons, causes, the price table's entries per tenant,
+// the finalizer's levels) the product creates at 0 itself.
 func (w *world) presetShipping(s *metrics.Set) {
 	for _, tenant := range []string{tenantAcme, tenantDefault} {
 		for m := range w.corpus.TokensByModel() {
 			s.Tokens.WithLabelValues(m, "prompt", tenant)
 			s.Tokens.WithLabelValues(m, "completion", tenant)
-		}
-		for _, name := range w.prices.entryNames() {
-			s.CostUSD.WithLabelValues(name, tenant)
-		}
-	}
-	for _, level := range []string{"clean", "warning", "corrupt"} {
-		for _, sev := range []string{"", "truncated_tail", "corrupt_interior", "unreadable"} {
-			s.FilesFinished.WithLabelValues(level, sev)
 		}
 	}
 }
@@ -154,14 +168,7 @@ func (sh *shipping) ship(t *testing.T, w *world) {
 func (sh *shipping) finalize(t *testing.T, w *world) {
 	t.Helper()
 	for _, tenant := range []string{tenantAcme, tenantDefault} {
-		cfg := finalize.DefaultConfig()
-		cfg.StaleAfter, cfg.Metrics = 0, sh.set
-		inst := sh.insts[tenant]
-		f, err := finalize.New(cfg, inst, inst.Ledger(), retention.FinalizeStatus{Status: retention.JournalStatus{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs, err := f.Run(context.Background(), w.jobDirs(tenant)...)
+		outs, err := sh.fins[tenant].Run(context.Background(), w.jobDirs(tenant)...)
 		if err != nil {
 			t.Fatalf("finalizing tenant %s: %v", tenant, err)
 		}
