@@ -4,13 +4,13 @@
 // The binary is the one `make loki` builds from the Go module proxy into
 // <repo root>/bin/loki. Every Loki gets its own data directory, its own free
 // loopback ports and a generated single-binary configuration (see
-// lokiconfig.go), so several Lokis can run side by side.
+// lokiconfig.go), so several Lokis can run side by side. Running the
+// process is childproc's work; this package describes Loki to it.
 package lokiproc
 
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +27,9 @@ const ModulePath = "github.com/journalship/journalship"
 
 // DefaultStartTimeout bounds how long Start waits for GET /ready to answer 200.
 const DefaultStartTimeout = 90 * time.Second
+
+// hint tells how to get a missing Loki binary.
+const hint = "run `make loki` first, or set " + EnvBinary
 
 // Config describes one Loki process.
 type Config struct {
@@ -56,22 +59,24 @@ func DefaultConfig() Config {
 }
 
 // Validate reports the first problem in c as a *ConfigError.
-func (c Config) Validate() error {
-	if c.Binary == "" {
-		return &ConfigError{Field: "Binary", Reason: "empty; set it or " + EnvBinary + ", or run from inside the repository"}
-	}
-	if c.StartTimeout <= 0 {
-		return &ConfigError{Field: "StartTimeout", Reason: fmt.Sprintf("must be > 0, got %s", c.StartTimeout)}
-	}
+func (c Config) Validate() error { return c.child().Validate() }
+
+// checkLimits reports the first Limits entry that cannot be written.
+func (c Config) checkLimits() error {
 	for k, v := range c.Limits {
 		if strings.TrimSpace(k) == "" {
-			return &ConfigError{Field: "Limits", Reason: "empty key"}
+			return configError("Limits", "empty key")
 		}
 		if _, err := json.Marshal(v); err != nil {
-			return &ConfigError{Field: "Limits[" + k + "]", Reason: "not JSON-encodable: " + err.Error()}
+			return configError("Limits["+k+"]", "not JSON-encodable: "+err.Error())
 		}
 	}
 	return nil
+}
+
+// configError reports an invalid Config field.
+func configError(field, reason string) error {
+	return &ConfigError{Name: "loki", Field: field, Reason: reason}
 }
 
 // withDefaults fills the zero fields of c from DefaultConfig.

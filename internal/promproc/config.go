@@ -5,7 +5,8 @@
 // The binary is Debian's `prometheus` package (/usr/bin/prometheus, 2.42),
 // which `make deps` installs. Every Prometheus gets its own data directory,
 // a free loopback port and a generated configuration scraping the given
-// targets (see promconfig.go), so several can run side by side.
+// targets (see promconfig.go), so several can run side by side. Running
+// the process is childproc's work; this package describes Prometheus to it.
 package promproc
 
 import (
@@ -23,6 +24,9 @@ const EnvBinary = "JOURNALSHIP_PROMETHEUS"
 
 // DefaultBinary is where Debian's prometheus package installs the server.
 const DefaultBinary = "/usr/bin/prometheus"
+
+// hint tells how to get a missing Prometheus binary.
+const hint = "run `make deps` (apt-get install prometheus) first, or set " + EnvBinary
 
 // Defaults used by DefaultConfig.
 const (
@@ -98,16 +102,15 @@ func (c Config) withDefaults() Config {
 var jobName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]*$`)
 
 // Validate reports the first problem in c as a *ConfigError.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.child().Validate() }
+
+// check validates what only Prometheus has: the scrape interval and targets.
+func (c Config) check() error {
 	switch {
-	case c.Binary == "":
-		return &ConfigError{Field: "Binary", Reason: "empty; set it or " + EnvBinary}
-	case c.StartTimeout <= 0:
-		return &ConfigError{Field: "StartTimeout", Reason: fmt.Sprintf("must be > 0, got %s", c.StartTimeout)}
 	case c.ScrapeInterval < MinScrapeInterval:
-		return &ConfigError{Field: "ScrapeInterval", Reason: fmt.Sprintf("must be >= %s, got %s", MinScrapeInterval, c.ScrapeInterval)}
+		return configError("ScrapeInterval", fmt.Sprintf("must be >= %s, got %s", MinScrapeInterval, c.ScrapeInterval))
 	case c.ScrapeInterval%time.Millisecond != 0:
-		return &ConfigError{Field: "ScrapeInterval", Reason: fmt.Sprintf("must be whole milliseconds, got %s", c.ScrapeInterval)}
+		return configError("ScrapeInterval", fmt.Sprintf("must be whole milliseconds, got %s", c.ScrapeInterval))
 	}
 	seen := map[string]bool{}
 	for i, t := range c.Targets {
@@ -116,22 +119,27 @@ func (c Config) Validate() error {
 			return err
 		}
 		if seen[t.Job] {
-			return &ConfigError{Field: field + ".Job", Reason: fmt.Sprintf("%q is used twice", t.Job)}
+			return configError(field+".Job", fmt.Sprintf("%q is used twice", t.Job))
 		}
 		seen[t.Job] = true
 	}
 	return nil
 }
 
+// configError reports an invalid Config field.
+func configError(field, reason string) error {
+	return &ConfigError{Name: "prometheus", Field: field, Reason: reason}
+}
+
 func (t Target) validate(field string) error {
 	if !jobName.MatchString(t.Job) {
-		return &ConfigError{Field: field + ".Job", Reason: fmt.Sprintf("%q is not a simple name ([a-zA-Z_][a-zA-Z0-9_-]*)", t.Job)}
+		return configError(field+".Job", fmt.Sprintf("%q is not a simple name ([a-zA-Z_][a-zA-Z0-9_-]*)", t.Job))
 	}
 	if _, port, err := net.SplitHostPort(t.Addr); err != nil || port == "" {
-		return &ConfigError{Field: field + ".Addr", Reason: fmt.Sprintf("%q is not host:port", t.Addr)}
+		return configError(field+".Addr", fmt.Sprintf("%q is not host:port", t.Addr))
 	}
 	if t.Path != "" && (!strings.HasPrefix(t.Path, "/") || strings.ContainsAny(t.Path, " \n\"")) {
-		return &ConfigError{Field: field + ".Path", Reason: fmt.Sprintf("%q must start with / and hold no space or quote", t.Path)}
+		return configError(field+".Path", fmt.Sprintf("%q must start with / and hold no space or quote", t.Path))
 	}
 	return nil
 }

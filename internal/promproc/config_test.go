@@ -40,17 +40,14 @@ func TestConfigValidate(t *testing.T) {
 		{"duplicate job", ok(Config{Targets: []Target{target, target}}), "Targets[1].Job"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.Validate()
-			if tc.wantField == "" {
-				require.NoError(t, err)
-				return
-			}
-			var ce *ConfigError
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, tc.wantField, ce.Field)
-			assert.False(t, ce.Retryable())
-		})
+		var ce *ConfigError
+		switch err := tc.cfg.Validate(); {
+		case tc.wantField == "":
+			assert.NoError(t, err, tc.name)
+		case assert.ErrorAs(t, err, &ce, tc.name):
+			assert.Equal(t, tc.wantField, ce.Field, tc.name)
+			assert.Equal(t, "prometheus", ce.Name, tc.name)
+		}
 	}
 }
 

@@ -4,69 +4,47 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/journalship/journalship/internal/childproc"
 )
 
-// fakeBinary writes an executable shell script standing in for Prometheus.
-func fakeBinary(t *testing.T, script string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "fakeprometheus")
-	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755))
-	return p
-}
+// childproc tests the process machinery; these check what promproc asks of
+// it: the binary's hint, its arguments and its configuration file.
 
-func TestStartBinaryNotFound(t *testing.T) {
-	notExec := filepath.Join(t.TempDir(), "prometheus")
-	require.NoError(t, os.WriteFile(notExec, []byte("x"), 0o644))
-	for _, bin := range []string{filepath.Join(t.TempDir(), "missing"), notExec, t.TempDir()} {
+func TestMissingPrometheusSaysHowToInstallIt(t *testing.T) {
+	for _, bin := range []string{filepath.Join(t.TempDir(), "prometheus"), t.TempDir()} {
 		_, err := Start(context.Background(), Config{Binary: bin})
 		var bnf *BinaryNotFoundError
 		require.ErrorAs(t, err, &bnf, bin)
-		assert.Equal(t, bin, bnf.Path)
-		assert.Contains(t, err.Error(), "apt-get install prometheus")
-		assert.False(t, bnf.Retryable())
+		assert.Equal(t, "prometheus", bnf.Name)
+		for _, want := range []string{"apt-get install prometheus", "make deps", EnvBinary} {
+			assert.Contains(t, err.Error(), want)
+		}
 	}
 }
 
-func TestStartFailures(t *testing.T) {
-	cases := []struct {
-		name      string
-		script    string
-		timeout   time.Duration
-		wantPhase StartPhase
-		wantLog   string
-		wantRetry bool
-	}{
-		{"exits at once", `echo "err=\"bad config\" args=$*"; exit 3`, 0, PhaseExited, `args=--config.file=`, false},
-		{"port taken", `echo "listen tcp 127.0.0.1:9: bind: address already in use"; exit 1`, 0, PhaseExited, "address already in use", true},
-		{"never ready", `echo starting; exec sleep 60`, 400 * time.Millisecond, PhaseTimeout, "starting", true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			began := time.Now()
-			_, err := Start(context.Background(), Config{Binary: fakeBinary(t, tc.script), StartTimeout: tc.timeout, Dir: dir})
-			assert.Less(t, time.Since(began), 10*time.Second, "a sleeping fake is killed, not waited for")
-			var se *StartError
-			require.ErrorAs(t, err, &se)
-			assert.Equal(t, tc.wantPhase, se.Phase)
-			assert.Contains(t, se.LogTail, tc.wantLog)
-			assert.Equal(t, tc.wantRetry, se.Retryable())
-			_, statErr := os.Stat(dir)
-			assert.NoError(t, statErr, "a given Dir is kept")
-		})
-	}
-}
-
-func TestStartRemovesItsTempDirOnFailure(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	_, err := Start(context.Background(), Config{Binary: fakeBinary(t, "exit 2")})
-	require.Error(t, err)
-	left, _ := filepath.Glob(filepath.Join(tmp, "promproc-*"))
-	assert.Empty(t, left)
+// TestStartArguments runs a script that logs its arguments and exits.
+func TestStartArguments(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "fakeprometheus")
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\nfor a; do echo \"arg $a\"; done\nexit 2\n"), 0o755))
+	dir := t.TempDir()
+	_, err := Start(context.Background(), Config{Binary: fake, Dir: dir, Targets: []Target{{Job: "j", Addr: "127.0.0.1:9"}}})
+	var se *StartError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, childproc.PhaseExited, se.Phase)
+	assert.False(t, se.Retryable())
+	args := strings.Split(strings.TrimSpace(se.LogTail), "\n")
+	require.Len(t, args, 4, se.LogTail)
+	assert.Equal(t, "arg --config.file="+filepath.Join(dir, "prometheus.yml"), args[0])
+	assert.Equal(t, "arg --storage.tsdb.path="+filepath.Join(dir, "data"), args[1])
+	assert.True(t, strings.HasPrefix(args[2], "arg --web.listen-address=127.0.0.1:"), args[2])
+	assert.Equal(t, "arg --log.level=info", args[3])
+	conf, err := os.ReadFile(filepath.Join(dir, "prometheus.yml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(conf), `"127.0.0.1:9"`)
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package lokiproc
+package childproc
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package lokiproc
+package childproc
 
 import (
 	"bytes"
@@ -11,34 +11,35 @@ import (
 	"time"
 )
 
-// readyPoll is the interval between GET /ready probes.
+// readyPoll is the interval between ready probes.
 const readyPoll = 100 * time.Millisecond
 
-// logTailBytes is how much of loki.log a StartError carries.
-const logTailBytes = 4096
+// LogTailBytes is how much of the log a StartError carries and ForTest
+// prints.
+const LogTailBytes = 4096
 
-// awaitReady polls GET /ready until it answers 200, Loki exits, timeout
-// elapses or ctx ends.
-func (l *Loki) awaitReady(ctx context.Context, timeout time.Duration) error {
+// awaitReady polls GET URL+path until it answers 200, the process exits,
+// timeout elapses or ctx ends.
+func (p *Process) awaitReady(ctx context.Context, path string, timeout time.Duration) error {
 	began := time.Now()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(readyPoll)
 	defer tick.Stop()
 	client := &http.Client{Timeout: time.Second}
-	fail := func(p StartPhase, err error) error {
-		return &StartError{Phase: p, Dir: l.Dir, Err: err, LogTail: tailFile(l.LogPath, logTailBytes)}
+	fail := func(ph StartPhase, err error) error {
+		return &StartError{Name: p.Name, Phase: ph, Dir: p.Dir, Err: err, LogTail: tailFile(p.LogPath, LogTailBytes)}
 	}
 	for {
-		if probeReady(ctx, client, l.URL+"/ready") {
-			l.Ready = time.Since(began)
+		if probeReady(ctx, client, p.URL+path) {
+			p.Ready = time.Since(began)
 			return nil
 		}
 		select {
-		case <-l.exited:
-			return fail(PhaseExited, fmt.Errorf("loki exited before ready: %v", l.waitErr))
+		case <-p.exited:
+			return fail(PhaseExited, fmt.Errorf("%s exited before ready: %v", p.Name, p.waitErr))
 		case <-deadline.C:
-			return fail(PhaseTimeout, fmt.Errorf("GET %s/ready not 200 after %s", l.URL, timeout))
+			return fail(PhaseTimeout, fmt.Errorf("GET %s%s not 200 after %s", p.URL, path, timeout))
 		case <-ctx.Done():
 			return fail(PhaseContext, ctx.Err())
 		case <-tick.C:
@@ -66,7 +67,7 @@ func probeReady(ctx context.Context, client *http.Client, url string) bool {
 func freePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := net.Listen("tcp", Addr(0))
 		if err != nil {
 			return nil, fmt.Errorf("find free port: %w", err)
 		}

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package promproc
-
-import "syscall"
-
-// sysProcAttr has nothing to add outside Linux.
-func sysProcAttr() *syscall.SysProcAttr { return nil }
