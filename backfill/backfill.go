@@ -126,12 +126,19 @@ func (r *Runner) finish() {
 	r.progress(true)
 }
 
-// Discover lists the journal files under paths, sorted. A path that is a
+// Discover lists the journal files under paths, sorted, as absolute paths:
+// Fluent Bit's tail reports absolute paths and the ledger is keyed by them,
+// so `ship sessions` run from /data must name /data/sessions/... (symlinks
+// are not resolved: give the spelling tail's Path uses). A path that is a
 // file is taken whatever its name; in directories only regular *.jsonl
 // files count. Symlinks are not followed.
 func Discover(paths ...string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
+		p, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("backfill: %w", err)
+		}
 		info, err := os.Lstat(p)
 		if err != nil {
 			return nil, fmt.Errorf("backfill: %w", err)

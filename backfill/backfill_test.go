@@ -154,6 +154,19 @@ func TestDiscoverDoesNotFollowSymlinks(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// Fluent Bit's tail reports absolute paths and the ledger is keyed by them:
+// a relative path on the command line must come out absolute, or the CLI
+// would ship again what the plugin shipped (found trying it with a real
+// Fluent Bit: `finalize sessions` re-shipped every line).
+func TestDiscoverReturnsAbsolutePaths(t *testing.T) {
+	_, root := setup(t)
+	write(t, filepath.Join(root, "job-a", "b.jsonl"), "{}\n")
+	t.Chdir(root)
+	files, err := Discover("job-a", "./job-a/../job-a/b.jsonl")
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(root, "job-a", "b.jsonl")}, files)
+}
+
 func TestLongLinesAreBoundedAndNamed(t *testing.T) {
 	rec, root := setup(t)
 	a := filepath.Join(root, "job-a", "s1.jsonl")
