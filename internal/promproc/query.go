@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/common/model"
 )
 
 // maxBody bounds an answer read from the HTTP API.
@@ -170,16 +172,11 @@ func decodePoint(raw json.RawMessage) (Sample, error) {
 	return Sample{Time: time.UnixMilli(int64(ts*1000 + 0.5)).UTC(), Value: v, Metric: map[string]string{}}, nil
 }
 
-// canon renders m with sorted keys, unambiguously.
+// canon renders m as Prometheus renders a label set: sorted, quoted.
 func canon(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	ls := make(model.LabelSet, len(m))
+	for k, v := range m {
+		ls[model.LabelName(k)] = model.LabelValue(v)
 	}
-	slices.Sort(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(strconv.Quote(k) + "=" + strconv.Quote(m[k]) + ",")
-	}
-	return b.String()
+	return ls.String()
 }
