@@ -3,9 +3,8 @@ package pipeline
 import (
 	"errors"
 
-	"github.com/journalship/journalship/loki"
-
 	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/loki"
 )
 
 // tally sums one Ship's counts so that metrics are updated once per flush,
