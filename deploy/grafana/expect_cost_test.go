@@ -46,6 +46,12 @@ func costExpectations() map[string]expectFunc {
 		k("Dollars by agent", "A"): func(w *world, sc scenario) want {
 			return want{by: []string{"agent_id"}, values: w.sum(priced, func(f *fact) string { return f.file.AgentID }, dollars), tol: dollarTol}
 		},
+		k("Tokens by agent", "A"): func(w *world, sc scenario) want {
+			return want{by: []string{"agent_id"}, values: w.sum(validResponse, byAgent, tokensIn)}
+		},
+		k("Tokens by agent", "B"): func(w *world, sc scenario) want {
+			return want{by: []string{"agent_id"}, values: w.sum(validResponse, byAgent, tokensOut)}
+		},
 		k("Dollars per hour by tenant (Prometheus)", "A"): func(w *world, sc scenario) want {
 			v := w.sum(and(priced, tenantSelected(sc)), byTenant, dollars)
 			return want{by: []string{"tenant"}, values: perSecond(v, sc, 3600), tol: dollarTol}
@@ -71,6 +77,8 @@ func costExpectations() map[string]expectFunc {
 }
 
 func byTenant(f *fact) string { return f.tenant }
+
+func byAgent(f *fact) string { return f.file.AgentID }
 
 func tenantSelected(sc scenario) func(*fact) bool {
 	return func(f *fact) bool { return sc.selected("tenant", f.tenant) }
