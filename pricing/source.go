@@ -40,6 +40,7 @@ type Source struct {
 	stop    context.CancelFunc
 	done    sync.WaitGroup
 	hooks   []func(*Table) // guarded by mu
+	lastErr string         // the last reload error logged, guarded by mu
 	Reloads atomic.Int64   // successful reloads after the first load
 	Failed  atomic.Int64   // reloads that failed (the previous table stays)
 }
@@ -118,9 +119,15 @@ func (s *Source) Check() {
 	switch {
 	case err != nil:
 		s.Failed.Add(1)
-		if s.log != nil {
+		// A file that stays broken is logged once, not every interval.
+		if s.log != nil && err.Error() != s.lastErr {
 			s.log.Errorf("%v; keeping the previous price table", err)
 		}
+		s.lastErr = err.Error()
+		return
+	}
+	s.lastErr = ""
+	switch {
 	case changed:
 		s.Reloads.Add(1)
 		for _, fn := range s.hooks {

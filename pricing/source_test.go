@@ -65,6 +65,10 @@ func TestSourceReloadsOnChangeAndKeepsTheLastGoodTable(t *testing.T) {
 	s.Check()
 	assert.Equal(t, 2.0, price(t, s), "a missing file leaves the last good table")
 	assert.EqualValues(t, 2, s.Failed.Load())
+	logged := len(log.lines)
+	s.Check()
+	assert.EqualValues(t, 3, s.Failed.Load(), "still missing: counted again")
+	assert.Len(t, log.lines, logged, "but logged once")
 }
 
 // A Kubernetes ConfigMap volume updates by swapping a symlink.
