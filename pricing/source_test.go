@@ -13,8 +13,10 @@ import (
 
 type logSink struct{ lines []string }
 
-func (l *logSink) Infof(f string, a ...any)  { l.lines = append(l.lines, "info: "+fmt.Sprintf(f, a...)) }
-func (l *logSink) Errorf(f string, a ...any) { l.lines = append(l.lines, "error: "+fmt.Sprintf(f, a...)) }
+func (l *logSink) Infof(f string, a ...any) { l.lines = append(l.lines, "info: "+fmt.Sprintf(f, a...)) }
+func (l *logSink) Errorf(f string, a ...any) {
+	l.lines = append(l.lines, "error: "+fmt.Sprintf(f, a...))
+}
 
 func table(in float64) string {
 	return fmt.Sprintf("models:\n  m: {input_usd_per_million: %v, output_usd_per_million: 1}\n", in)
