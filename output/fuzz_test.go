@@ -27,7 +27,7 @@ type pushCounter struct {
 	mu    sync.Mutex
 	lines []string
 	meta  []map[string]string // per line, its structured metadata
-	bad   []string // requests that were not a valid snappy protobuf push
+	bad   []string            // requests that were not a valid snappy protobuf push
 }
 
 func (p *pushCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
