@@ -192,13 +192,23 @@ func (s *sweep) file(ctx context.Context, j job, name string) bool {
 	return s.judge(ctx, d, rel)
 }
 
-// judgeDry decides a candidate from the ledger as it is: no finalizing.
-func (s *sweep) judgeDry(ctx context.Context, d Decision) bool {
+// ledgerOf reads the candidate's ledger row; on failure the candidate is
+// kept (KeepLedgerError) and ok is false.
+func (s *sweep) ledgerOf(ctx context.Context, d Decision) (ls ledger.FileState, ok bool) {
 	ls, err := s.ledger.File(ctx, d.Path)
 	if err != nil {
 		s.fail("ledger", "ledger for %s: %v; kept", d.Path, err)
 		d.Reason, d.Detail = KeepLedgerError, err.Error()
 		s.keep(d)
+		return ls, false
+	}
+	return ls, true
+}
+
+// judgeDry decides a candidate from the ledger as it is: no finalizing.
+func (s *sweep) judgeDry(ctx context.Context, d Decision) bool {
+	ls, ok := s.ledgerOf(ctx, d)
+	if !ok {
 		return false
 	}
 	if ls.Finished && ls.Size == d.Bytes {
@@ -227,11 +237,8 @@ func (s *sweep) judge(ctx context.Context, d Decision, rel string) bool {
 	if ferr != nil {
 		s.fail("finalize", "finalizing %s: %v", d.Path, ferr)
 	}
-	ls, err := s.ledger.File(ctx, d.Path)
-	if err != nil {
-		s.fail("ledger", "ledger for %s: %v; kept", d.Path, err)
-		d.Reason, d.Detail = KeepLedgerError, err.Error()
-		s.keep(d)
+	ls, ok := s.ledgerOf(ctx, d)
+	if !ok {
 		return false
 	}
 	info, err := s.rt.Lstat(rel)
