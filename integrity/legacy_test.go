@@ -12,8 +12,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/valyala/fastjson"
-
-	"github.com/journalship/journalship/internal/sample"
 )
 
 // legacyValidator is the fastjson-based validator, unchanged but renamed.
@@ -328,22 +326,6 @@ func (j *legacyJudge) keepInt(f field, n int64) {
 // BenchmarkValidateLegacy is BenchmarkValidate for the fastjson-based
 // validator, to compare both on the same machine at the same moment.
 func BenchmarkValidateLegacy(b *testing.B) {
-	lines := sample.Lines(1, 1000)
-	size := 0
-	for _, l := range lines {
-		size += len(l)
-	}
 	var v legacyValidator
-	a := NewArena(1 << 20)
-	var ev Event
-	b.SetBytes(int64(size))
-	b.ReportAllocs()
-	b.ResetTimer() // the sample lines take ~15 ms to generate: not validation
-	for range b.N {
-		a.Reset(1 << 20)
-		for _, l := range lines {
-			v.Validate(l, false, a, &ev)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+	benchValidate(b, v.Validate)
 }
