@@ -39,26 +39,35 @@ $(BIN)/flbhost: tools/flbhost/flbhost.c
 # Loki v3.7.8 built from the Go module proxy (about 8 minutes cold), cached.
 loki: $(BIN)/loki
 $(BIN)/loki: tools/loki/go.mod tools/loki/go.sum
-	cd tools/loki && $(GO) build -o $@ github.com/grafana/loki/v3/cmd/loki
+	@echo "building Loki v3.7.8 from the Go module proxy into bin/loki (about 8 minutes the first time, cached after)"
+	@tools/make/heartbeat.sh "Loki build" 'cd tools/loki && $(GO) build -o $@ github.com/grafana/loki/v3/cmd/loki'
 	@touch $@
 
 vet:
 	$(GO) vet ./...
 
-test: build loki vet
-	$(GO) test -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -race -timeout 20m ./chunk ./integrity ./pipeline ./output ./ledger ./loki
-	$(MAKE) --no-print-directory fuzz
+# Every step runs even when an earlier one failed (tools/make/steps.sh), with
+# a progress line every minute while a step is silent, and a summary of
+# each step's result at the end; make test fails if any step failed.
+RACE_PKGS := ./chunk ./integrity ./pipeline ./output ./ledger ./loki
+test: build loki
+	@tools/make/steps.sh \
+		vet   '$(GO) vet ./...' \
+		unit  '$(GO) test -count=1 -timeout 20m ./...' \
+		race  '$(GO) test -count=1 -race -timeout 20m $(RACE_PKGS)' \
+		fuzz  '$(MAKE) --no-print-directory fuzz'
 
 # Every fuzz target for a bounded time (FUZZTIME each); findings are saved
-# under the package's testdata/fuzz and fail the run.
+# under the package's testdata/fuzz and fail the run. Every target runs even
+# when an earlier one found something.
 FUZZTIME ?= 10s
 FUZZ_TARGETS := chunk:FuzzDecode integrity:FuzzScan integrity:FuzzValidate \
 	integrity:FuzzParseTime integrity:FuzzFormats enrich:FuzzParsePath output:FuzzFlush
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+	@failed=""; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 		echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
-		$(GO) test -run=NONE -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=2s ./$$pkg; done
+		$(GO) test -run=NONE -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=2s ./$$pkg || failed="$$failed $$t"; done; \
+	if [ -n "$$failed" ]; then echo "fuzz targets that failed:$$failed"; exit 1; fi
 
 bench: build
 	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s -cpu=1 ./chunk ./integrity ./loki ./pipeline ./audit ./ledger
