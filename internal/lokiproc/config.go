@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -29,13 +30,14 @@ const ModulePath = "github.com/journalship/journalship"
 const DefaultStartTimeout = 90 * time.Second
 
 // hint tells how to get a missing Loki binary.
-const hint = "run `make loki` first, or set " + EnvBinary
+const hint = "run `make loki` first, put loki beside journalship or on PATH, or set " + EnvBinary
 
 // Config describes one Loki process.
 type Config struct {
-	// Binary is the path of the Loki executable. Default: <repo root>/bin/loki,
-	// where the repo root is found by walking up from the working directory
-	// to the go.mod of ModulePath; the env variable JOURNALSHIP_LOKI overrides.
+	// Binary is the path of the Loki executable. Default: $JOURNALSHIP_LOKI,
+	// else the first of: loki beside the running executable, <repo
+	// root>/bin/loki (the repo root found by walking up from the working
+	// directory to the go.mod of ModulePath), loki on PATH.
 	Binary string
 	// Dir is Loki's data directory (config, log, chunks, index, WAL).
 	// Default "": a new temp directory that Stop removes. A directory given
@@ -93,20 +95,51 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// defaultBinary resolves the env override, then <repo root>/bin/loki.
+// defaultBinary finds the Loki executable: the env override; else "loki"
+// beside the running executable (bin/journalship finds bin/loki wherever it
+// is run from); else <repo root>/bin/loki, the repo found from the working
+// directory (go test runs in a package directory); else "loki" on PATH.
+// When none exists it returns the repo's bin/loki (or "loki"), so the
+// error names the path `make loki` would write.
 func defaultBinary() string {
 	if p := os.Getenv(EnvBinary); p != "" {
 		return p
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
+	exe, _ := os.Executable()
+	wd, _ := os.Getwd()
+	return locateBinary(exe, wd, exec.LookPath)
+}
+
+// locateBinary is defaultBinary's search from the running executable exe,
+// the working directory wd and a PATH lookup; an empty exe or wd is skipped.
+func locateBinary(exe, wd string, lookPath func(string) (string, error)) string {
+	var candidates []string
+	if exe != "" {
+		candidates = append(candidates, filepath.Join(filepath.Dir(exe), "loki"))
 	}
-	root := repoRoot(wd)
-	if root == "" {
-		return ""
+	inRepo := ""
+	if root := repoRoot(wd); wd != "" && root != "" {
+		inRepo = filepath.Join(root, "bin", "loki")
+		candidates = append(candidates, inRepo)
 	}
-	return filepath.Join(root, "bin", "loki")
+	if p, err := lookPath("loki"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, c := range candidates {
+		if isExecutable(c) {
+			return c
+		}
+	}
+	if inRepo != "" {
+		return inRepo
+	}
+	return "loki"
+}
+
+// isExecutable reports whether path is a regular file someone may execute.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // repoRoot walks up from dir. It returns the directory whose go.mod declares

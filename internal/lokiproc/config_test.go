@@ -42,6 +42,7 @@ func TestConfigValidate(t *testing.T) {
 
 func TestDefaultConfigFindsRepoBinary(t *testing.T) {
 	t.Setenv(EnvBinary, "")
+	t.Setenv("PATH", t.TempDir()) // no loki on PATH
 	d := DefaultConfig()
 	assert.Equal(t, DefaultStartTimeout, d.StartTimeout)
 	wd, err := os.Getwd()
@@ -140,4 +141,35 @@ func TestDefaultLimitsAreFresh(t *testing.T) {
 	a := DefaultLimits()
 	a["ingestion_rate_mb"] = 1
 	assert.Equal(t, 64, DefaultLimits()["ingestion_rate_mb"], "callers cannot alter the defaults")
+}
+
+// TestLocateBinary: bin/journalship run by hand from anywhere finds the
+// bin/loki beside it; from inside the repository, bin/loki; else PATH's.
+func TestLocateBinary(t *testing.T) {
+	exeDir, repo, pathDir, elsewhere := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module "+ModulePath+"\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "bin"), 0o755))
+	exe := filepath.Join(exeDir, "journalship")
+	mkExec := func(p string) { require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755)) }
+	onPath := filepath.Join(pathDir, "loki")
+	lookPath := func(string) (string, error) {
+		if isExecutable(onPath) {
+			return onPath, nil
+		}
+		return "", os.ErrNotExist
+	}
+	repoLoki, besideExe := filepath.Join(repo, "bin", "loki"), filepath.Join(exeDir, "loki")
+
+	assert.Equal(t, repoLoki, locateBinary(exe, repo, lookPath), "nothing anywhere: the path make loki writes")
+	assert.Equal(t, "loki", locateBinary(exe, elsewhere, lookPath), "nothing, outside the repo")
+	mkExec(onPath)
+	assert.Equal(t, onPath, locateBinary(exe, elsewhere, lookPath), "PATH")
+	mkExec(repoLoki)
+	assert.Equal(t, repoLoki, locateBinary(exe, filepath.Join(repo, "bin"), lookPath), "the repo's bin/loki before PATH")
+	require.NoError(t, os.WriteFile(besideExe, []byte("not executable"), 0o644))
+	assert.Equal(t, repoLoki, locateBinary(exe, repo, lookPath), "a loki that cannot run is passed over")
+	mkExec(besideExe)
+	require.NoError(t, os.Chmod(besideExe, 0o755))
+	assert.Equal(t, besideExe, locateBinary(exe, elsewhere, lookPath), "beside the executable first")
+	assert.Equal(t, besideExe, locateBinary(exe, repo, lookPath))
 }
