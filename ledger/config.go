@@ -23,6 +23,11 @@ type Config struct {
 	// process before failing with [ErrBusy]. Zero means
 	// [DefaultBusyTimeout]; it is rounded up to whole milliseconds.
 	BusyTimeout time.Duration
+	// ReadOnly opens an existing ledger for reading only: nothing is
+	// created (no directory, file or schema) and every write fails with
+	// [ErrUnusable]. A ledger that does not exist is an [ErrNotExist].
+	// For dry runs and reports, which must write nothing.
+	ReadOnly bool
 }
 
 // DefaultConfig returns a Config with DefaultPath and DefaultBusyTimeout.

@@ -47,6 +47,8 @@ const (
 	// (permissions, read-only file system, no WAL support, another
 	// application's database, a newer schema).
 	ErrUnusable Kind = "database unusable"
+	// ErrNotExist is a ReadOnly Open of a ledger file that does not exist.
+	ErrNotExist Kind = "database does not exist"
 	// ErrClosed is a call on a Ledger after its Close.
 	ErrClosed Kind = "ledger closed"
 	// ErrInternal is any other SQLite failure; it indicates a bug.

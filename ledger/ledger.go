@@ -33,7 +33,8 @@ type Ledger struct {
 
 // core is the state shared by all handles on one database file.
 type core struct {
-	path  string            // absolute database path, the registry key
+	path  string            // absolute database path
+	key   string            // the registry key: path, marked when read-only
 	db    *sql.DB           // the connection pool
 	stmts [nStmts]*sql.Stmt // prepared statements, see statements.go
 	wsem  chan struct{}     // the write slot: one write transaction at a time in this process
@@ -62,9 +63,13 @@ func Open(cfg Config) (*Ledger, error) {
 	if err != nil {
 		return nil, &Error{Op: "open", Path: cfg.Path, Kind: ErrInvalid, Err: err}
 	}
+	key := abs
+	if cfg.ReadOnly {
+		key += "\x00ro" // read-only pools are never shared with writers
+	}
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	if c, ok := registry.cores[abs]; ok {
+	if c, ok := registry.cores[key]; ok {
 		c.refs++
 		return &Ledger{c: c}, nil
 	}
@@ -73,13 +78,22 @@ func Open(cfg Config) (*Ledger, error) {
 	if err != nil {
 		return nil, withPath(wrap("open", abs, err), abs)
 	}
-	registry.cores[abs] = c
+	c.key = key
+	registry.cores[key] = c
 	return &Ledger{c: c}, nil
 }
 
 // openCore opens and prepares the database at cfg.Path (absolute).
 func openCore(cfg Config) (*core, error) {
-	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o750); err != nil {
+	if cfg.ReadOnly {
+		if _, err := os.Stat(cfg.Path); err != nil {
+			kind := ErrUnusable
+			if errors.Is(err, os.ErrNotExist) {
+				kind = ErrNotExist
+			}
+			return nil, &Error{Op: "open", Path: cfg.Path, Kind: kind, Err: err}
+		}
+	} else if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o750); err != nil {
 		return nil, &Error{Op: "open", Path: cfg.Path, Kind: ErrUnusable, Err: err}
 	}
 	db, err := sql.Open("sqlite", dsn(cfg))
@@ -89,11 +103,14 @@ func openCore(cfg Config) (*core, error) {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	ctx := context.Background()
-	if err := checkWAL(ctx, db); err != nil {
+	check := migrate
+	if cfg.ReadOnly {
+		check = checkSchema
+	} else if err := checkWAL(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := migrate(ctx, db); err != nil {
+	if err := check(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -112,9 +129,25 @@ func openCore(cfg Config) (*core, error) {
 // their file) and a bounded WAL.
 // _txlock=immediate makes every read-write transaction take the write lock
 // at BEGIN, so a transaction never fails half-way to upgrade its lock.
+//
+// A read-only ledger is opened with mode=ro and none of the pragmas that
+// write (journal_mode, journal_size_limit). SQLite reads a WAL database
+// through its -wal and -shm files and creates them when they are missing,
+// even read-only; they are missing only when no process has the ledger
+// open (the last Close checkpoints and removes them), and then the main
+// file holds everything, so it is opened immutable: read as it is, no file
+// created.
 func dsn(cfg Config) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", cfg.busyMillis()))
+	if cfg.ReadOnly {
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Set("mode", "ro")
+		if _, err := os.Lstat(cfg.Path + "-wal"); errors.Is(err, os.ErrNotExist) {
+			q.Set("immutable", "1")
+		}
+		return "file://" + (&url.URL{Path: cfg.Path}).EscapedPath() + "?" + q.Encode()
+	}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -147,7 +180,7 @@ func (l *Ledger) Close() error {
 	if l.c.refs > 0 {
 		return nil
 	}
-	delete(registry.cores, l.c.path)
+	delete(registry.cores, l.c.key)
 	closeStmts(l.c.stmts[:])
 	return wrap("close", l.c.path, l.c.db.Close())
 }

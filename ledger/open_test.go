@@ -166,3 +166,62 @@ func rawDB(t *testing.T, stmts ...string) string {
 	}
 	return p
 }
+
+// TestOpenReadOnlyWritesNothing: a read-only open (a dry run's) creates no
+// directory, file or schema, reads what a writer recorded, and refuses
+// writes.
+func TestOpenReadOnlyWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "ledger.db")
+	_, err := Open(Config{Path: path, ReadOnly: true})
+	requireKind(t, err, ErrNotExist)
+	_, err = os.Stat(filepath.Join(dir, "sub"))
+	require.ErrorIs(t, err, os.ErrNotExist, "no directory created")
+
+	ctx := context.Background()
+	w, err := Open(Config{Path: path})
+	require.NoError(t, err)
+	require.NoError(t, w.Record(ctx, []Segment{seg("f", 0, 10, 1)}))
+	require.NoError(t, w.Close())
+	before := dirListing(t, filepath.Dir(path))
+
+	r, err := Open(Config{Path: path, ReadOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, int64(10), mustFile(t, r, "f").Watermark)
+	requireKind(t, r.Record(ctx, []Segment{seg("f", 10, 20, 1)}), ErrUnusable)
+	requireKind(t, r.Forget(ctx, "f"), ErrUnusable)
+	require.NoError(t, r.Close())
+	require.Equal(t, before, dirListing(t, filepath.Dir(path)), "no file created, none changed")
+
+	w, err = Open(Config{Path: path})
+	require.NoError(t, err, "a writer while a shipper runs: its WAL holds what it recorded last")
+	defer w.Close()
+	require.NoError(t, w.Record(ctx, []Segment{seg("f", 10, 30, 1)}))
+	r, err = Open(Config{Path: path, ReadOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, int64(30), mustFile(t, r, "f").Watermark, "the reader sees the WAL")
+	require.NoError(t, r.Close())
+
+	foreign := filepath.Join(dir, "other.db")
+	db, err := sql.Open("sqlite", foreign)
+	require.NoError(t, err)
+	_, err = db.Exec(`CREATE TABLE t (x)`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	_, err = Open(Config{Path: foreign, ReadOnly: true})
+	requireKind(t, err, ErrUnusable)
+}
+
+// dirListing returns name, size and mtime of every entry of dir.
+func dirListing(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range entries {
+		fi, err := e.Info()
+		require.NoError(t, err)
+		out = append(out, fmt.Sprintf("%s %d %s", e.Name(), fi.Size(), fi.ModTime()))
+	}
+	return out
+}

@@ -55,6 +55,22 @@ func checkWAL(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
+// checkSchema refuses, without writing anything, a database that is not a
+// journalship ledger of this schema version (a read-only open).
+func checkSchema(ctx context.Context, db *sql.DB) error {
+	var appID, version int64
+	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
+		return err
+	}
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	if appID != applicationID || version != schemaVersion {
+		return &Error{Op: "open", Kind: ErrUnusable, Err: fmt.Errorf("application_id %#x, schema version %d: not a journalship ledger of version %d", appID, version, schemaVersion)}
+	}
+	return nil
+}
+
 // migrate creates the schema in an IMMEDIATE transaction, so two processes
 // opening a new ledger at once do not race, and refuses foreign or newer
 // databases.
