@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,15 +59,31 @@ type Instance struct {
 	hasMetrics bool
 }
 
+// Option changes how NewInstance builds an instance beyond its settings.
+type Option func(*options)
+
+type options struct{ logName string }
+
+// WithLogName tags the instance's log lines with name instead of Fluent
+// Bit's "output:journalship:journalship.N", for the CLI ("journalship ship").
+func WithLogName(name string) Option { return func(o *options) { o.logName = name } }
+
 // NewInstance builds an instance from its configuration properties. The
 // error names the setting at fault.
-func NewInstance(get Getter) (*Instance, error) {
+func NewInstance(get Getter, opts ...Option) (*Instance, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	cfg, err := parseConfig(get)
 	if err != nil {
 		return nil, err
 	}
 	id := int(instances.Add(1) - 1)
 	inst := &Instance{id: id, log: newLogger(cfg.logLevel, id)}
+	if o.logName != "" {
+		inst.log.name = o.logName
+	}
 	if err := inst.open(cfg); err != nil {
 		inst.Close()
 		return nil, err
@@ -95,7 +112,7 @@ func (i *Instance) open(cfg config) error {
 	i.hasMetrics, i.metrics = true, m
 	m.LinesDeadLettered.WithLabelValues(reasonUndecodableChunk)
 	if i.dl, err = deadletter.Open(cfg.deadLetter); err != nil {
-		return err
+		return unusablePath("Dead_Letter_Path", cfg.deadLetter.Path, err)
 	}
 	deps := pipeline.Deps{Pusher: i.client, DeadLetters: i.dl, Metrics: m, Logger: i.log}
 	if !cfg.pricingOff {
@@ -106,7 +123,7 @@ func (i *Instance) open(cfg config) error {
 	}
 	if !cfg.ledgerOff {
 		if i.ledger, err = ledger.Open(cfg.ledger); err != nil {
-			return err
+			return unusablePath("Ledger_Path", cfg.ledger.Path, err)
 		}
 		deps.Ledger = i.ledger
 	}
@@ -216,4 +233,25 @@ func (i *Instance) Ledger() *ledger.Ledger { return i.ledger }
 // truncated-tail markers, file summaries) through the instance's pipeline.
 func (i *Instance) ShipSynthetic(ctx context.Context, entries []pipeline.Synthetic) error {
 	return i.pipe.ShipSynthetic(ctx, entries)
+}
+
+// PathError is a file setting (Ledger_Path, Dead_Letter_Path) whose file
+// cannot be opened; its message names the setting and its CLI flag, so a
+// bare "permission denied" under /var/lib/journalship says what to change.
+type PathError struct {
+	Setting string // "Ledger_Path"
+	Path    string
+	Err     error
+}
+
+func (e *PathError) Error() string {
+	return fmt.Sprintf("setting %s: %v; set %s (the CLI's --%s) to a file this user can create and write",
+		e.Setting, e.Err, e.Setting, strings.ReplaceAll(strings.ToLower(e.Setting), "_", "-"))
+}
+
+func (e *PathError) Unwrap() error { return e.Err }
+
+// unusablePath wraps a failure to open the file of setting as a *PathError.
+func unusablePath(setting, path string, err error) error {
+	return &PathError{Setting: setting, Path: path, Err: err}
 }

@@ -104,6 +104,21 @@ func parseConfig(get Getter) (config, error) {
 	return c, c.validate()
 }
 
+// CheckSettings parses and validates every setting read through get, as
+// NewInstance does, and opens nothing. It returns the ledger's
+// configuration ("" Path when Ledger_Path is none), for a command that
+// reads the ledger without shipping (a retention dry run).
+func CheckSettings(get Getter) (ledger.Config, error) {
+	c, err := parseConfig(get)
+	if err != nil {
+		return ledger.Config{}, err
+	}
+	if c.ledgerOff {
+		c.ledger.Path = ""
+	}
+	return c.ledger, nil
+}
+
 func (c config) validate() error {
 	for _, err := range []error{c.chunk.Validate(), c.pipeline.Validate(), c.loki.Validate(), c.deadLetter.Validate(), c.metrics.Validate(), c.pricing.Validate()} {
 		if err != nil {

@@ -45,11 +45,14 @@ type Decision struct {
 	Bytes  int64
 }
 
+// String is one flat line: the path, then the rule or reason, then the
+// detail (details themselves use commas and semicolons, never brackets,
+// so a line reads left to right).
 func (d Decision) String() string {
 	if d.Delete {
-		return fmt.Sprintf("%s (%s: %s; %d bytes)", d.Path, d.Rule, d.Detail, d.Bytes)
+		return fmt.Sprintf("%s — %s: %s; %d bytes", d.Path, d.Rule, d.Detail, d.Bytes)
 	}
-	return fmt.Sprintf("%s: %s (%s)", d.Path, d.Reason, d.Detail)
+	return fmt.Sprintf("%s — %s: %s", d.Path, d.Reason, d.Detail)
 }
 
 // Report is the outcome of one sweep.

@@ -253,8 +253,8 @@ func TestDryRunDeletesNothing(t *testing.T) {
 	assert.True(t, st.Finished, "a dry run forgets nothing")
 	var out strings.Builder
 	r.Print(&out)
-	assert.Contains(t, out.String(), "would delete "+done+" (job_terminal: job completed")
-	assert.Contains(t, out.String(), "keep "+pending+": not_finalized")
+	assert.Contains(t, out.String(), "would delete "+done+" — job_terminal: job completed")
+	assert.Contains(t, out.String(), "keep "+pending+" — not_finalized: ")
 	assert.Contains(t, out.String(), "would delete 1 files")
 
 	e.cfg.ForceMaxAge = true

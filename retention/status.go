@@ -74,7 +74,7 @@ func (JournalStatus) Job(_ context.Context, jobDir string) (JobState, error) {
 	}
 	v, err := fastjson.ParseBytes(line)
 	if err != nil || string(v.GetStringBytes("type")) != "SESSION_END" {
-		return JobState{Status: "running (latest session has not ended)"}, nil
+		return JobState{Status: "running, its latest session has not ended"}, nil
 	}
 	reason := string(v.GetStringBytes("reason"))
 	st := JobState{Status: reason}

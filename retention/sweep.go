@@ -97,7 +97,7 @@ func (s *sweep) job(ctx context.Context, name string) {
 		path := filepath.Join(jobDir, e.Name())
 		switch {
 		case !e.Type().IsRegular():
-			s.keep(Decision{Path: path, Job: name, Reason: KeepNotRegular, Detail: "a " + e.Type().String() + " entry is never followed nor deleted"})
+			s.keep(Decision{Path: path, Job: name, Reason: KeepNotRegular, Detail: "a " + kindOf(e.Type()) + ", never followed nor deleted"})
 		case !strings.HasSuffix(e.Name(), ".jsonl"):
 			s.keep(Decision{Path: path, Job: name, Reason: KeepNotJournal, Detail: "not a *.jsonl journal"})
 		case !j.known:
@@ -139,13 +139,13 @@ func (s *sweep) rule(j job, mtime time.Time) (rule, reason, detail string) {
 	if j.st.Terminal {
 		due := j.finishedAt.Add(s.cfg.PostTerminal)
 		if !s.now.Before(due) {
-			return RuleJobTerminal, "", fmt.Sprintf("job %s, finished %s, %s ago (post-terminal retention %s)",
+			return RuleJobTerminal, "", fmt.Sprintf("job %s, finished %s, %s ago, past the post-terminal retention of %s",
 				j.st.Status, j.finishedAt.UTC().Format(time.RFC3339), s.now.Sub(j.finishedAt).Round(time.Second), s.cfg.PostTerminal)
 		}
 	}
 	age := s.now.Sub(mtime)
 	if age > s.cfg.MaxAge {
-		return RuleMaxAge, "", fmt.Sprintf("modified %s ago, over the max age %s (job %s)", age.Round(time.Second), s.cfg.MaxAge, j.st.Status)
+		return RuleMaxAge, "", fmt.Sprintf("modified %s ago, over the max age of %s, job %s", age.Round(time.Second), s.cfg.MaxAge, j.st.Status)
 	}
 	if j.st.Terminal {
 		return "", KeepPostTerminal, fmt.Sprintf("job %s, finished %s; deletable from %s",
@@ -225,7 +225,7 @@ func (s *sweep) judgeDry(ctx context.Context, d Decision) bool {
 			return true
 		}
 	}
-	d.Reason, d.Detail = KeepNotFinalized, d.Detail+"; "+ledgerSays(ls, d.Bytes)+" (a real sweep finalizes it first)"
+	d.Reason, d.Detail = KeepNotFinalized, d.Detail+"; "+ledgerSays(ls, d.Bytes)+"; a real sweep finalizes it first"
 	s.keep(d)
 	return false
 }
