@@ -18,6 +18,7 @@ type TableWriter struct {
 	header bool
 	bad    []Report
 	sum    Summary
+	torn   int // files with a torn last line, counted in their LINES
 	err    error
 }
 
@@ -41,6 +42,7 @@ func (t *TableWriter) Write(r Report) error {
 	tail := "-"
 	if r.TailTruncated {
 		tail = "cut " + strconv.Itoa(r.TailBytes) + "B"
+		t.torn++
 	}
 	t.printf(rowFormat, statusOf(r.Level()), r.TotalLines, r.CorruptLines, r.SeqGapCount, tail, orDash(r.Severity), safePath(r.Path))
 	return t.err
@@ -63,8 +65,24 @@ func (t *TableWriter) Close(jobs []JobReport) (Summary, error) {
 		}
 	}
 	s := t.sum
-	t.printf("\n%d files, %d lines: %d clean, %d with warnings, %d corrupt\n", s.Files, s.Lines, s.Clean, s.Warnings, s.Corrupt)
+	torn := ""
+	if t.torn > 0 {
+		torn = " (" + count(t.torn, "torn last line", "torn last lines") + " among them)"
+	}
+	t.printf("\n%s, %s%s: %d clean, %d with warnings, %d corrupt\n",
+		count(s.Files, "file", "files"), count(s.Lines, "line", "lines"), torn, s.Clean, s.Warnings, s.Corrupt)
+	if t.torn > 0 {
+		t.printf("LINES counts a torn last line (TAIL cut) as a line; recovery discards it.\n")
+	}
 	return s, t.err
+}
+
+// count is "1 file", "2 files".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func (t *TableWriter) details(r Report) {
@@ -136,7 +154,7 @@ func (t *TableWriter) session(r Report) {
 
 func more(t *TableWriter, n int, what string) {
 	if n > 0 {
-		t.printf("  ... and %d more %s\n", n, what)
+		t.printf("  ... and %s\n", count(n, "more "+strings.TrimSuffix(what, "s"), "more "+what))
 	}
 }
 
