@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,15 +22,19 @@ import (
 // runDemo is `make run`: a local Loki, a realistic sample of journals
 // (several jobs, a crash, a gap, corruption), shipped through the same
 // pipeline the plugin runs, then what landed, read back with LogQL.
-func runDemo(args []string) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	dir := fs.String("dir", "", "work directory (default: a new temp dir)")
-	seed := fs.Int64("seed", 1, "sample seed")
-	jobs := fs.Int("jobs", 6, "jobs in the sample")
-	keep := fs.Bool("keep", false, "leave Loki running until Ctrl-C to explore it")
-	lokiURL := fs.String("loki-url", "", "ship to this (empty) Loki instead of starting one")
-	if err := fs.Parse(args); err != nil {
+func runDemo(args []string, stdout io.Writer) error {
+	c := newCommand("demo", "journalship demo [--keep] [--dir DIR] [--loki-url URL] [--jobs N] [--seed N]", demoAbout)
+	c.out = stdout
+	dir := c.fs.String("dir", "", "work directory: the sample journals, the ledger, the dead letters, Loki's data (default: a new temp dir)")
+	seed := c.fs.Int64("seed", 1, "sample seed")
+	jobs := c.fs.Int("jobs", 6, "jobs in the sample")
+	keep := c.fs.Bool("keep", false, "leave Loki running until Ctrl-C, to explore what landed (in Grafana, LogCLI or curl)")
+	lokiURL := c.fs.String("loki-url", "", "ship to this (empty) Loki instead of starting one")
+	if err := c.parse(args); err != nil {
 		return err
+	}
+	if c.fs.NArg() > 0 {
+		return c.usage("unexpected arguments %q", c.fs.Args())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -42,9 +45,21 @@ func runDemo(args []string) error {
 		}
 		*dir = d
 	}
-	d := &demo{out: os.Stdout, dir: *dir, lokiURL: *lokiURL}
+	d := &demo{out: stdout, dir: *dir, lokiURL: *lokiURL}
 	return d.run(ctx, *seed, *jobs, *keep)
 }
+
+const demoAbout = `What 'make run' runs: starts a local Loki (bin/loki, found beside this
+executable, in the repository's bin/ or on PATH; $JOURNALSHIP_LOKI
+overrides) on a free loopback port, writes a realistic sample of journals
+(several jobs, a crashed session, a seq gap, corruption), ships it through
+the plugin's pipeline, finalizes it, and prints what landed, read back
+with LogQL: lines by event type, tokens and dollars by model, the audit
+trail of the crashed session.
+
+With --keep, Loki stays up until Ctrl-C: point a Grafana Loki data source
+at the URL it prints (Grafana in a container: run it with --network host),
+or query it with curl or logcli.`
 
 type demo struct {
 	out      io.Writer
@@ -61,7 +76,7 @@ func (d *demo) run(ctx context.Context, seed int64, jobs int, keep bool) error {
 	if d.lokiURL == "" {
 		loki, err := lokiproc.Start(ctx, lokiproc.Config{Dir: filepath.Join(d.dir, "loki")})
 		if err != nil {
-			return fmt.Errorf("demo: start Loki (run `make loki` first): %w", err)
+			return fmt.Errorf("demo: starting Loki: %w", err)
 		}
 		defer loki.Stop()
 		d.lokiURL = loki.URL
@@ -80,7 +95,7 @@ func (d *demo) run(ctx context.Context, seed int64, jobs int, keep bool) error {
 		return err
 	}
 	if keep {
-		fmt.Fprintf(d.out, "\nLoki stays up at %s (Grafana datasource URL); Ctrl-C to stop.\n", d.lokiURL)
+		d.keepHelp()
 		<-ctx.Done()
 	}
 	return nil
@@ -121,8 +136,9 @@ func (d *demo) ship(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "3. shipped %d lines from %d files in %s (%d dead-lettered; %d partial last lines wait for the finalizer)\n",
-		st.Shipped, st.Files, st.Elapsed.Round(time.Millisecond), st.DeadLettered, st.PartialTails)
+	fmt.Fprintf(d.out, "3. shipped %d lines from %d files in %s (%d dead-lettered; %s the finalizer)\n",
+		st.Shipped, st.Files, st.Elapsed.Round(time.Millisecond), st.DeadLettered,
+		plural(st.PartialTails, "partial last line waits for", "partial last lines wait for"))
 	st2, err := shipPaths(ctx, get, cfg, filepath.Join(d.dir, "sessions"))
 	if err != nil {
 		return err
@@ -295,4 +311,15 @@ func (d *demo) timeline(all []lokiquery.Entry) error {
 		fmt.Fprintf(d.out, "   %s  seq %-3s %-20s %s\n", e.Time.UTC().Format("15:04:05.000"), e.Metadata["seq"], e.Stream["event_type"], detail)
 	}
 	return nil
+}
+
+// keepHelp tells how to look at the kept Loki.
+func (d *demo) keepHelp() {
+	fmt.Fprintf(d.out, `
+Loki stays up at %[1]s until Ctrl-C. To look at what landed:
+  Grafana:  Connections > Data sources > Add > Loki, URL %[1]s (uid "loki" for the
+            dashboards in deploy/grafana); Grafana in a container needs --network host
+  curl:     curl -sG %[1]s/loki/api/v1/query_range --data-urlencode 'query={service_name="agent-sessions"}' --data-urlencode since=24h
+  the CLI:  journalship ship --loki-url %[1]s --ledger-path %[2]s --dead-letter-path %[3]s DIR
+`, d.lokiURL, filepath.Join(d.dir, "ledger.db"), filepath.Join(d.dir, "deadletter.jsonl"))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,27 +15,36 @@ import (
 	"github.com/journalship/journalship/retention"
 )
 
-func runFinalize(args []string) error {
-	fs := flag.NewFlagSet("finalize", flag.ContinueOnError)
-	get := settingFlags(fs, map[string]string{"Metrics_Address": "off"})
+const finalizeAbout = `Accounts for finished journal files: a file whose session ended, whose job
+is over, beside which a newer session file stands, or whose partial last
+line has not grown for --stale-after. For each it ships the complete lines
+not yet in Loki, one truncated_tail entry for a torn last line and one
+file_summary entry, then records in the ledger that every byte is
+accounted for. Idempotent; a file that changes meanwhile is left for the
+next run.`
+
+func runFinalize(args []string, stdout io.Writer) error {
+	c := newCommand("finalize", "journalship finalize [flags] DIR|FILE...", finalizeAbout)
+	c.out = stdout
+	get := settingFlags(c.fs, map[string]string{"Metrics_Address": "off"})
 	cfg := finalize.DefaultConfig()
-	fs.DurationVar(&cfg.StaleAfter, "stale-after", cfg.StaleAfter, "a partial last line unchanged this long means its writer died")
-	if err := fs.Parse(args); err != nil {
+	c.fs.DurationVar(&cfg.StaleAfter, "stale-after", cfg.StaleAfter, "a partial last line unchanged this long means its writer died")
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return errors.New("finalize: name at least one directory or file")
+	if err := c.existingPaths(c.fs.Args()); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	_, err := finalizePaths(ctx, get, cfg, os.Stdout, fs.Args()...)
+	_, err := finalizePaths(ctx, get, cfg, stdout, c.fs.Args()...)
 	return err
 }
 
 // finalizePaths finalizes the journals under paths with the plugin's
 // settings, printing one line per file that was finished now.
 func finalizePaths(ctx context.Context, get output.Getter, cfg finalize.Config, w io.Writer, paths ...string) ([]finalize.Outcome, error) {
-	inst, err := output.NewInstance(get)
+	inst, err := output.NewInstance(get, output.WithLogName("journalship finalize"))
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -20,39 +21,42 @@ Usage:
   journalship settings                      list every setting with its default
   journalship help
 
+Every command takes --help. Exit status: 0 done, 1 failed, 64 usage error
+(verify: 0 clean, 1 warnings, 2 corrupt, 64 usage).
+
 Settings are the plugin's, as flags: Loki_URL is --loki-url, Dead_Letter_Path
 is --dead-letter-path, and so on (see 'journalship settings').
 `
 
-func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run runs the command line args and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
 	}
 	var err error
-	switch os.Args[1] {
+	switch args[0] {
 	case "ship":
-		err = runShip(os.Args[2:])
+		err = runShip(args[1:], stdout)
 	case "finalize":
-		err = runFinalize(os.Args[2:])
+		err = runFinalize(args[1:], stdout)
 	case "retention":
-		err = runRetention(os.Args[2:])
+		err = runRetention(args[1:], stdout)
 	case "demo":
-		err = runDemo(os.Args[2:])
+		err = runDemo(args[1:], stdout)
 	case "simulate":
-		err = runSimulate(os.Args[2:])
+		err = runSimulate(args[1:], stdout)
 	case "verify":
-		os.Exit(runVerify(os.Args[2:], os.Stdout, os.Stderr))
+		return runVerify(args[1:], stdout, stderr)
 	case "settings":
-		printSettings(os.Stdout)
+		printSettings(stdout)
 	case "help", "-h", "--help":
-		fmt.Print(usage)
+		fmt.Fprint(stdout, usage)
 	default:
-		fmt.Fprintf(os.Stderr, "journalship: unknown command %q\n\n%s", os.Args[1], usage)
-		os.Exit(2)
+		fmt.Fprintf(stderr, "journalship: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "journalship:", err)
-		os.Exit(1)
-	}
+	return exitStatus(err, stderr)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"strings"
 	"testing"
 
@@ -57,5 +58,5 @@ func TestSettingFlagsMirrorThePlugin(t *testing.T) {
 }
 
 func TestShipNeedsPaths(t *testing.T) {
-	assert.ErrorContains(t, runShip(nil), "name at least one directory")
+	assert.ErrorContains(t, runShip(nil, io.Discard), "name at least one directory")
 }

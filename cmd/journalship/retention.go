@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/output"
 	"github.com/journalship/journalship/retention"
@@ -27,6 +28,15 @@ type retentionOpts struct {
 	once        bool
 	metricsAddr string
 }
+
+const retentionAbout = `Deletes journal files once every byte is in Loki and their job is over.
+A job directory's files go when the job is terminal and --post-terminal has
+passed since it finished; any file older than --max-age is a safety-net
+candidate. Either way a file is first finalized (its remaining lines and
+truncated-tail marker shipped) and deleted only when the ledger accounts
+for every byte of it. Runs as a daemon (a sweep every --interval) or once
+(--once); --dry-run prints what would be deleted and why, and writes
+nothing at all: no ledger, no dead-letter file, no deletion.`
 
 func retentionFlags(fs *flag.FlagSet) (output.Getter, *retentionOpts) {
 	get := settingFlags(fs, map[string]string{"Metrics_Address": "127.0.0.1:2022"})
@@ -47,19 +57,20 @@ func retentionFlags(fs *flag.FlagSet) (output.Getter, *retentionOpts) {
 	return get, o
 }
 
-func runRetention(args []string) error {
-	fs := flag.NewFlagSet("retention", flag.ContinueOnError)
-	get, o := retentionFlags(fs)
-	if err := fs.Parse(args); err != nil {
+func runRetention(args []string, stdout io.Writer) error {
+	c := newCommand("retention", "journalship retention --root DIR [--once] [--dry-run] [flags]", retentionAbout)
+	c.out = stdout
+	get, o := retentionFlags(c.fs)
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("retention: unexpected arguments %q (use --root)", fs.Args())
+	if c.fs.NArg() > 0 {
+		return c.usage("unexpected arguments %q (the sessions root is --root)", c.fs.Args())
 	}
 	o.metricsAddr = get("Metrics_Address")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return retentionRun(ctx, get, o, os.Stdout)
+	return retentionRun(ctx, get, o, stdout)
 }
 
 // retentionRun builds the agent from the plugin's settings and the
@@ -74,6 +85,9 @@ func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io
 		return err
 	}
 	defer closeStatus()
+	if o.cfg.DryRun {
+		return retentionDryRun(ctx, get, o, status, w)
+	}
 	inst, err := output.NewInstance(func(k string) string {
 		if strings.EqualFold(k, "Metrics_Address") {
 			return "off" // served below, with the retention metrics
@@ -102,19 +116,65 @@ func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io
 	}
 	o.fin.Metrics, o.fin.Now = shipping, o.cfg.Now
 	o.fin.IdleAfter = o.cfg.MaxAge // a file silent past the max age is finished
-	var fin retention.Finalizer
-	if !o.cfg.DryRun {
-		f, err := finalize.New(o.fin, inst, inst.Ledger(), retention.FinalizeStatus{Status: status})
-		if err != nil {
-			return err
-		}
-		fin = f
+	fin, err := finalize.New(o.fin, inst, inst.Ledger(), retention.FinalizeStatus{Status: status})
+	if err != nil {
+		return err
 	}
 	agent, err := retention.New(o.cfg, status, fin, inst.Ledger(), m)
 	if err != nil {
 		return err
 	}
-	if !o.once {
+	return sweepOrRun(ctx, agent, o.once, w)
+}
+
+// retentionDryRun judges the root with the ledger opened read-only and
+// writes nothing: no ledger or dead-letter file is created, nothing is
+// shipped, finalized, deleted or forgotten, and no metrics port is taken
+// (a dry run beside a running agent must not fight it for 2022). A ledger
+// that does not exist yet means nothing is shipped yet.
+func retentionDryRun(ctx context.Context, get output.Getter, o *retentionOpts, status retention.Status, w io.Writer) error {
+	lcfg, err := output.CheckSettings(get)
+	if err != nil {
+		return err
+	}
+	if lcfg.Path == "" {
+		return errors.New("retention: needs the ledger (Ledger_Path is none): it is what says a file is in Loki")
+	}
+	lcfg.ReadOnly = true
+	var l retention.Ledger
+	switch led, err := ledger.Open(lcfg); {
+	case err == nil:
+		defer led.Close()
+		l = led
+	case errors.Is(err, ledger.ErrNotExist):
+		fmt.Fprintf(w, "dry run: no ledger at %s yet, so nothing counts as shipped (--ledger-path names another)\n", lcfg.Path)
+		l = emptyLedger{}
+	default:
+		return &output.PathError{Setting: "Ledger_Path", Path: lcfg.Path, Err: err}
+	}
+	agent, err := retention.New(o.cfg, status, nil, l, nil)
+	if err != nil {
+		return err
+	}
+	return sweepOrRun(ctx, agent, o.once, w)
+}
+
+// emptyLedger is a ledger with nothing in it, for a dry run before any
+// shipping: every file is unshipped, so nothing would be deleted.
+type emptyLedger struct{}
+
+func (emptyLedger) File(_ context.Context, path string) (ledger.FileState, error) {
+	return ledger.FileState{Path: path, Size: -1}, nil
+}
+func (emptyLedger) Files(context.Context) ([]ledger.FileState, error) { return nil, nil }
+func (emptyLedger) Forget(context.Context, string) error {
+	return errors.New("retention: a dry run forgets nothing")
+}
+
+// sweepOrRun runs one sweep and prints its report (once) or sweeps until
+// ctx ends.
+func sweepOrRun(ctx context.Context, agent *retention.Agent, once bool, w io.Writer) error {
+	if !once {
 		return agent.Run(ctx)
 	}
 	rep, err := agent.Sweep(ctx)

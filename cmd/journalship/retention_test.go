@@ -29,13 +29,13 @@ func TestRetentionRefusesBadFlags(t *testing.T) {
 		{"unknown status", []string{"--once", "--root", dir, "--status", "etcd"}, "journal or postgres"},
 		{"postgres without dsn", []string{"--once", "--root", dir, "--status", "postgres"}, "pg-dsn"},
 		{"query without $1", []string{"--once", "--root", dir, "--status", "postgres", "--pg-dsn", "postgres://x@h/db", "--pg-query", "SELECT 1"}, "$1"},
-		{"positional args", []string{"--once", dir}, "use --root"},
+		{"positional args", []string{"--once", dir}, "the sessions root is --root"},
 		{"no ledger", []string{"--once", "--root", dir, "--ledger-path", "none", "--metrics-address", "off"}, "needs the ledger"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("JOURNALSHIP_PG_DSN", "")
-			assert.ErrorContains(t, runRetention(c.args), c.want)
+			assert.ErrorContains(t, runRetention(c.args, io.Discard), c.want)
 		})
 	}
 }
@@ -79,13 +79,15 @@ func TestRetentionOnce(t *testing.T) {
 		require.NoError(t, retentionRun(ctx, get, o, &out))
 		return out.String()
 	}
+	before := listTree(t, dir)
 	out := run("--dry-run")
-	assert.Contains(t, out, "would delete "+done+" (job_terminal: job completed")
-	assert.Contains(t, out, "keep "+running+": job_active")
+	assert.Contains(t, out, "would delete "+done+" — job_terminal: job completed")
+	assert.Contains(t, out, "keep "+running+" — job_active: ")
 	assert.FileExists(t, done)
+	assert.Equal(t, before, listTree(t, dir), "a dry run writes nothing: no dead-letter file, no ledger WAL, no deletion")
 
 	out = run()
-	assert.Contains(t, out, "deleted "+done+" (job_terminal")
+	assert.Contains(t, out, "deleted "+done+" — job_terminal: ")
 	assert.Contains(t, out, "deleted directory "+filepath.Dir(done))
 	assert.NoFileExists(t, done)
 	assert.FileExists(t, running)
@@ -133,4 +135,71 @@ func httpGet(url string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// TestRetentionDryRunWritesNothing: a dry run whose ledger and dead-letter
+// paths do not exist (a normal user with the defaults under
+// /var/lib/journalship, or a node before its first shipment) creates no
+// file or directory and says that nothing counts as shipped.
+func TestRetentionDryRunWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sessions")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "job1"), 0o755))
+	old := time.Now().Add(-200 * time.Hour)
+	j := filepath.Join(root, "job1", "session_20260301T100000Z_p.jsonl")
+	require.NoError(t, os.WriteFile(j, []byte(`{"type":"SESSION_START","timestamp":"2026-03-01T10:00:00Z"}`+"\n"), 0o644))
+	require.NoError(t, os.Chtimes(j, old, old))
+	state := filepath.Join(dir, "state")
+	before := listTree(t, dir)
+	var out bytes.Buffer
+	c := newCommand("retention", "", "")
+	get, o := retentionFlags(c.fs)
+	require.NoError(t, c.parse([]string{"--once", "--dry-run", "--root", root, "--ledger-path", filepath.Join(state, "ledger.db"),
+		"--dead-letter-path", filepath.Join(state, "deadletter.jsonl"), "--log-level", "error"}))
+	o.once, o.cfg.Log = true, &out
+	require.NoError(t, retentionRun(context.Background(), get, o, &out))
+	assert.Contains(t, out.String(), "no ledger at "+filepath.Join(state, "ledger.db")+" yet, so nothing counts as shipped")
+	assert.Contains(t, out.String(), "keep "+j+" — not_finalized: ")
+	assert.Equal(t, before, listTree(t, dir))
+}
+
+// TestUnwritableStateNamesTheSetting: a real run whose ledger or
+// dead-letter file cannot be created says which setting to change.
+func TestUnwritableStateNamesTheSetting(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o644))
+	under := filepath.Join(blocker, "x") // a path below a regular file cannot be created, even by root
+	ok := filepath.Join(dir, "ok")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ledger-path", under, "--dead-letter-path", ok}, "set Ledger_Path (the CLI's --ledger-path)"},
+		{[]string{"--ledger-path", ok, "--dead-letter-path", under}, "set Dead_Letter_Path (the CLI's --dead-letter-path)"},
+	} {
+		args := append([]string{"--quiet", "--loki-url", "http://" + deadAddr(t)}, tc.args...)
+		err := runShip(append(args, dir), io.Discard)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.Contains(t, err.Error(), under)
+	}
+}
+
+// listTree returns every path under dir with its size and mtime.
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, p+" "+fi.Mode().String()+" "+fi.ModTime().String()+" "+itoa(int(fi.Size())))
+		return nil
+	}))
+	return out
 }

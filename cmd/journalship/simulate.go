@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -17,18 +16,14 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 )
 
-const simulateUsage = `Usage: journalship simulate --dir DIR [--interval 1s] [--seed N] [--crash-every N] [--jobs N] [--once]
-
-Acts as a fleet of agents: keeps appending realistic Cortex Plane journals
+const simulateAbout = `Acts as a fleet of agents: keeps appending realistic Cortex Plane journals
 under DIR/<job_id>/session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl, one line every
 --interval, round-robin over --jobs concurrent jobs, following the write
 protocol (whole lines with their newline; SESSION_START first, SESSION_END
 last). Every --crash-every'th session dies mid-append: a partial last line
 and no SESSION_END. Content comes from internal/sample; timestamps are the
-time of writing. Runs until interrupted, or one round of jobs with --once.
-
-Flags:
-`
+time of writing. Runs until interrupted; --once writes one round of jobs,
+as fast as it can unless --interval is given, then exits.`
 
 // simulateOpts are `journalship simulate`'s flags.
 type simulateOpts struct {
@@ -40,54 +35,53 @@ type simulateOpts struct {
 	once       bool
 }
 
-// parseSimulate parses and checks the flags; usage and errors go to w.
+// parseSimulate parses and checks the flags; --help goes to w.
 func parseSimulate(args []string, w io.Writer) (simulateOpts, error) {
 	o := simulateOpts{}
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(w)
-	fs.Usage = func() {
-		fmt.Fprint(w, simulateUsage)
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&o.dir, "dir", "", "sessions root to write into (created if missing)")
-	fs.DurationVar(&o.interval, "interval", time.Second, "time between two appended lines (0: as fast as possible)")
-	fs.Int64Var(&o.seed, "seed", 1, "seeds the content and the crash points (round r uses seed+r)")
-	fs.IntVar(&o.crashEvery, "crash-every", 0, "every N-th session crashes mid-line (0: never)")
-	fs.IntVar(&o.jobs, "jobs", 4, "jobs written concurrently in a round")
-	fs.BoolVar(&o.once, "once", false, "write one round of --jobs jobs, then exit")
-	if err := fs.Parse(args); err != nil {
+	c := newCommand("simulate", "journalship simulate --dir DIR [--interval 1s] [--seed N] [--crash-every N] [--jobs N] [--once]", simulateAbout)
+	c.out = w
+	c.fs.StringVar(&o.dir, "dir", "", "sessions root to write into (created if missing)")
+	c.fs.DurationVar(&o.interval, "interval", time.Second, "time between two appended lines (0: as fast as possible; with --once, 0 unless given)")
+	c.fs.Int64Var(&o.seed, "seed", 1, "seeds the content and the crash points (round r uses seed+r)")
+	c.fs.IntVar(&o.crashEvery, "crash-every", 0, "every N-th session crashes mid-line (0: never)")
+	c.fs.IntVar(&o.jobs, "jobs", 4, "jobs written concurrently in a round")
+	c.fs.BoolVar(&o.once, "once", false, "write one round of --jobs jobs, then exit")
+	if err := c.parse(args); err != nil {
 		return o, err
 	}
-	return o, o.validate(fs.Args())
+	if o.once && !c.set("interval") {
+		o.interval = 0 // a one-off sample: no reason to wait between lines
+	}
+	if err := o.validate(c.fs.Args()); err != nil {
+		return o, c.usage("%v", err)
+	}
+	return o, nil
 }
 
 func (o simulateOpts) validate(rest []string) error {
 	switch {
 	case len(rest) > 0:
-		return fmt.Errorf("simulate: unexpected arguments %q (use --dir)", rest)
+		return fmt.Errorf("unexpected arguments %q (use --dir)", rest)
 	case o.dir == "":
-		return errors.New("simulate: --dir is required")
+		return errors.New("--dir is required")
 	case o.interval < 0:
-		return fmt.Errorf("simulate: --interval %s is negative", o.interval)
+		return fmt.Errorf("--interval %s is negative", o.interval)
 	case o.crashEvery < 0:
-		return fmt.Errorf("simulate: --crash-every %d is negative", o.crashEvery)
+		return fmt.Errorf("--crash-every %d is negative", o.crashEvery)
 	case o.jobs < 1 || o.jobs > sample.MaxJobs:
-		return fmt.Errorf("simulate: --jobs %d is outside [1, %d]", o.jobs, sample.MaxJobs)
+		return fmt.Errorf("--jobs %d is outside [1, %d]", o.jobs, sample.MaxJobs)
 	}
 	return nil
 }
 
-func runSimulate(args []string) error {
-	o, err := parseSimulate(args, os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
+func runSimulate(args []string, stdout io.Writer) error {
+	o, err := parseSimulate(args, stdout)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return newSimulator(o, time.Now, os.Stdout).run(ctx)
+	return newSimulator(o, time.Now, stdout).run(ctx)
 }
 
 // simulator writes rounds of generated jobs as live agents would.
@@ -111,15 +105,39 @@ func (s *simulator) run(ctx context.Context) error {
 	if err := os.MkdirAll(s.opts.dir, 0o755); err != nil {
 		return fmt.Errorf("simulate: %w", err)
 	}
+	s.announce()
 	for round := 0; ; round++ {
 		err := s.round(ctx, round)
 		if ctx.Err() != nil {
 			return nil // interrupted: every line written so far is whole
 		}
 		if err != nil || s.opts.once {
+			if err == nil {
+				fmt.Fprintf(s.log, "simulate: done: %s, %s crashed mid-append, under %s\n",
+					plural(s.started, "session", "sessions"), plural(s.crashes, "session", "sessions"), s.opts.dir)
+			}
 			return err
 		}
 	}
+}
+
+// announce says what the simulator is about to do, before the first line
+// (at one line a second, the first session ends minutes later).
+func (s *simulator) announce() {
+	pace := "as fast as it can"
+	if s.opts.interval > 0 {
+		pace = "one line every " + s.opts.interval.String()
+	}
+	until := "until interrupted (Ctrl-C; every line written is whole)"
+	if s.opts.once {
+		until = "one round, then exits"
+	}
+	crashes := "no crashes"
+	if s.opts.crashEvery > 0 {
+		crashes = fmt.Sprintf("every %d-th session crashes mid-append", s.opts.crashEvery)
+	}
+	fmt.Fprintf(s.log, "simulate: writing %s at a time under %s, %s, %s; %s\n",
+		plural(s.opts.jobs, "job", "jobs"), s.opts.dir, pace, crashes, until)
 }
 
 // roundConfig is what round r of a simulation seeded with seed generates:

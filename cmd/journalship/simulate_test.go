@@ -268,7 +268,17 @@ func TestParseSimulate(t *testing.T) {
 		_, err := parseSimulate(bad, io.Discard)
 		assert.Error(t, err, "%q", bad)
 	}
-	assert.NoError(t, runSimulate([]string{"-h"}), "help is not an error")
+	var help bytes.Buffer
+	_, err = parseSimulate([]string{"-h"}, &help)
+	assert.Zero(t, exitStatus(err, io.Discard), "help is not an error")
+	assert.Contains(t, help.String(), "Usage: journalship simulate --dir DIR")
+
+	o, err = parseSimulate([]string{"--dir=/x", "--once"}, io.Discard)
+	require.NoError(t, err)
+	assert.Zero(t, o.interval, "--once writes as fast as it can unless --interval is given")
+	o, err = parseSimulate([]string{"--dir=/x", "--once", "--interval=1s"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, time.Second, o.interval)
 }
 
 // deployedCommands returns the journalship command lines of the DaemonSet

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -12,53 +10,43 @@ import (
 
 // Exit codes of `journalship verify`.
 const (
-	exitClean    = 0  // every file is clean
-	exitWarnings = 1  // warnings only
-	exitCorrupt  = 2  // a file is corrupt beyond the threshold, or unreadable
-	exitUsage    = 64 // bad flags or no path (EX_USAGE)
+	exitClean    = 0 // every file is clean
+	exitWarnings = 1 // warnings only
+	exitCorrupt  = 2 // a file is corrupt beyond the threshold, or unreadable
+	// exitUsage (64): bad flags, no path, or a path that does not exist.
 )
 
-const verifyUsage = `Usage: journalship verify [--json] [--threshold 0.1] PATH...
-
-Checks journal files (a directory is searched recursively for *.jsonl) the
+const verifyAbout = `Checks journal files (a directory is searched recursively for *.jsonl) the
 way the agent's recovery reads them: truncated tails, corrupt lines, seq
-gaps, schema violations, missing SESSION_END, size alerts.
+gaps, schema violations, missing SESSION_END, size alerts. One row per
+file, then the details of the bad ones. LINES counts every line, a torn
+last line (TAIL "cut") included.
 
 Exit status: 0 all clean, 1 warnings only, 2 a file corrupt beyond the
-threshold or unreadable, 64 usage error.
-
-Flags:
-`
+threshold or unreadable, 64 usage error (a bad flag, no path, or a path
+that does not exist).`
 
 // runVerify runs `journalship verify` and returns its exit status.
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	cfg := audit.DefaultConfig()
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, verifyUsage)
-		fs.PrintDefaults()
-	}
-	asJSON := fs.Bool("json", false, "one JSON object per file, then a summary object")
-	fs.Float64Var(&cfg.CorruptionThreshold, "threshold", cfg.CorruptionThreshold,
+	c := newCommand("verify", "journalship verify [--json] [--threshold 0.1] PATH...", verifyAbout)
+	c.out = stdout
+	asJSON := c.fs.Bool("json", false, "one JSON object per file, then a summary object")
+	c.fs.Float64Var(&cfg.CorruptionThreshold, "threshold", cfg.CorruptionThreshold,
 		"corrupt-line ratio above which a file is unusable for recovery (corrupt)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitClean
+	err := c.parse(args)
+	if err == nil {
+		err = c.existingPaths(c.fs.Args())
+	}
+	if err == nil {
+		if verr := cfg.Validate(); verr != nil {
+			err = c.usage("%v", verr)
 		}
-		return exitUsage
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "journalship verify: name at least one file or directory")
-		fs.Usage()
-		return exitUsage
+	if err != nil {
+		return exitStatus(err, stderr)
 	}
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintln(stderr, "journalship verify:", err)
-		fs.Usage()
-		return exitUsage
-	}
-	return verify(fs.Args(), cfg, *asJSON, stdout, stderr)
+	return verify(c.fs.Args(), cfg, *asJSON, stdout, stderr)
 }
 
 // reportWriter is what the table and the JSON renderers have in common.

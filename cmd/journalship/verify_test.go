@@ -99,11 +99,11 @@ func TestVerifyExitCodes(t *testing.T) {
 		out  string
 	}{
 		{"all clean", []string{clean}, exitClean, "ok "},
-		{"a directory of clean files", []string{filepath.Dir(clean)}, exitClean, "1 files, "},
+		{"a directory of clean files", []string{filepath.Dir(clean)}, exitClean, "1 file, "},
 		{"corrupt beyond the threshold", []string{bad}, exitCorrupt, "corruption: 6 of 29 lines (20.7%), over the 10% threshold: not usable for recovery"},
 		{"a raised threshold makes it a warning", []string{"--threshold", "0.5", bad}, exitWarnings, "under the 50% threshold: usable for recovery"},
 		{"the worst file decides", []string{clean, bad}, exitCorrupt, "1 clean, 0 with warnings, 1 corrupt"},
-		{"a missing path is unreadable", []string{filepath.Join(root, "nope")}, exitCorrupt, "problem: no such file or directory"},
+		{"a path that does not exist is a usage error", []string{clean, filepath.Join(root, "nope")}, exitUsage, ""},
 		{"no journal files", []string{filepath.Join(root, "empty")}, exitClean, "no journal files found"},
 		{"no path", nil, exitUsage, ""},
 		{"unknown flag", []string{"--frobnicate", clean}, exitUsage, ""},
