@@ -26,10 +26,10 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 FROM fluent/fluent-bit:5.1.1
 COPY --from=build /out/out_journalship.so /fluent-bit/plugins/out_journalship.so
 COPY --from=build /out/journalship /fluent-bit/bin/journalship
-# plugins.conf loads /fluent-bit/plugins/out_journalship.so; fluent-bit.conf
-# finds it next to itself. Kubernetes mounts its ConfigMap over /fluent-bit/etc/.
-COPY fluent-bit.conf plugins.conf /fluent-bit/etc/
+# The plugin is loaded with -e, as from a clone (no plugins file: one way to
+# load it everywhere). Kubernetes mounts its ConfigMap over /fluent-bit/etc/.
+COPY fluent-bit.conf /fluent-bit/etc/
 # 2020 Fluent Bit HTTP server, 2021 plugin metrics, 2022 retention metrics.
 EXPOSE 2020 2021 2022
 ENTRYPOINT ["/fluent-bit/bin/fluent-bit"]
-CMD ["-c", "/fluent-bit/etc/fluent-bit.conf"]
+CMD ["-e", "/fluent-bit/plugins/out_journalship.so", "-c", "/fluent-bit/etc/fluent-bit.conf"]

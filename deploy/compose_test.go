@@ -119,7 +119,7 @@ func TestComposeWiring(t *testing.T) {
 		v, ok := namedVolume(s, "/var/lib/journalship")
 		assert.True(t, ok && v.Source == "state" && !v.ReadOnly, "%s shares the state volume", s.Name)
 	}
-	assert.Equal(t, []string{"-c", img.conf}, []string(flb.Command))
+	assert.Equal(t, []string{"-e", img.plugin, "-c", img.conf}, []string(flb.Command))
 	assert.Equal(t, []string{img.journalship}, []string(ret.Entrypoint))
 	assert.Equal(t, []string{img.journalship}, []string(sim.Entrypoint))
 	assert.Equal(t, "simulate", sim.Command[0])

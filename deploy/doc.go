@@ -7,8 +7,9 @@
 //     values the plugin's own parser accepts, copies equal but for the
 //     listen addresses, Loki_URL and Node_Name.
 //   - Dockerfile (BuildKit's parser) and .dockerignore: pinned bases, the
-//     same build as make build, paths that match plugins.conf and the
-//     configuration, nothing the build needs ignored.
+//     same build as make build, a CMD whose -e loads the plugin where the
+//     image puts it and whose -c runs the copied configuration, nothing the
+//     build needs ignored.
 //   - deploy/daemonset (kustomize's krusty and Kubernetes' strict decoder):
 //     every manifest listed, every field known, every cross reference
 //     (volumes, ports, probes, ConfigMap keys, Service selector, metrics

@@ -29,8 +29,9 @@ import (
 type image struct {
 	fluentBit   string // the fluent-bit executable (ENTRYPOINT)
 	journalship string // the CLI
-	plugin      string // out_journalship.so
-	confDir     string // where fluent-bit.conf and plugins.conf are copied
+	plugin      string // out_journalship.so, where COPY puts it
+	loads       string // CMD's -e: the plugin Fluent Bit loads
+	confDir     string // where fluent-bit.conf is copied
 	conf        string // CMD's -c
 	exposed     []string
 }
@@ -102,8 +103,7 @@ func dockerImage(t *testing.T) image {
 			img.fluentBit = c.CmdLine[0]
 		case *instructions.CmdCommand:
 			require.False(t, c.PrependShell, "exec-form CMD")
-			require.Equal(t, []string{"-c"}, c.CmdLine[:1])
-			img.conf = c.CmdLine[1]
+			img.loads, img.conf = fluentBitArgs(t, c.CmdLine)
 		case *instructions.ExposeCommand:
 			img.exposed = append(img.exposed, c.Ports...)
 		}
@@ -122,7 +122,7 @@ func copyInto(t *testing.T, img *image, c *instructions.CopyCommand, outputs map
 		for _, src := range c.SourcePaths {
 			_, err := os.Stat(filepath.Join(repo, src))
 			assert.NoError(t, err, "COPY source %s", src)
-			if slices.Contains([]string{"fluent-bit.conf", "plugins.conf"}, src) {
+			if src == "fluent-bit.conf" {
 				require.True(t, strings.HasSuffix(c.DestPath, "/"), "copied into a directory")
 				img.confDir = c.DestPath
 			}
@@ -157,14 +157,11 @@ func assertPinned(t *testing.T, ref string) {
 }
 
 // TestDockerfile: two pinned stages, the make build commands, and an image
-// whose paths are those plugins.conf and the configuration use.
+// whose CMD loads the plugin it holds and runs the configuration it holds.
 func TestDockerfile(t *testing.T) {
 	img := dockerImage(t)
-	assert.Equal(t, pluginPath(t), img.plugin, "plugins.conf loads the .so where the image has it")
+	assert.Equal(t, img.plugin, img.loads, "-e loads the .so where the image has it")
 	assert.Equal(t, path.Join(img.confDir, "fluent-bit.conf"), img.conf, "CMD runs the copied configuration")
-	svc := loadFLB(t, "fluent-bit.conf").only(t, "SERVICE", "")
-	pf, _ := svc.get("Plugins_File")
-	assert.Equal(t, path.Join(img.confDir, "plugins.conf"), path.Join(path.Dir(img.conf), pf), "Plugins_File resolves next to the configuration")
 	assert.Subset(t, img.exposed, []string{"2020", "2021", "2022"})
 	assert.Equal(t, "/fluent-bit/bin/fluent-bit", img.fluentBit)
 
@@ -231,8 +228,19 @@ func TestDockerignore(t *testing.T) {
 	require.NoError(t, err)
 	files := goListFiles(t)
 	require.Contains(t, files, "plugin/out_journalship.go")
-	assert.Empty(t, ignored(t, patterns, append(files, "fluent-bit.conf", "plugins.conf")), "needed by the build")
+	assert.Empty(t, ignored(t, patterns, append(files, "fluent-bit.conf")), "needed by the build")
 	assert.Equal(t, []string{".git/HEAD", "bin/loki", "pipeline.test", "audit/testdata/x.jsonl"},
 		ignored(t, patterns, []string{".git/HEAD", "bin/loki", "pipeline.test", "audit/testdata/x.jsonl", "go.mod"}))
 	assert.NotEmpty(t, ignored(t, append(patterns, "pricing"), files), "the check is real")
+}
+
+// fluentBitArgs checks a Fluent Bit command line, exactly "-e PLUGIN -c
+// CONF" (the plugin loaded with -e everywhere, no plugins file), and
+// returns PLUGIN and CONF.
+func fluentBitArgs(t *testing.T, args []string) (plugin, conf string) {
+	t.Helper()
+	require.Len(t, args, 4, "%q", args)
+	require.Equal(t, "-e", args[0], "%q", args)
+	require.Equal(t, "-c", args[2], "%q", args)
+	return args[1], args[3]
 }

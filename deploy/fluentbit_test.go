@@ -336,8 +336,8 @@ func activeDiff(t *testing.T, a, b flbConf) map[string]bool {
 }
 
 // TestConfigCopies: the cluster's and compose's configurations are the
-// repository's but for the keys that must differ there; plugins.conf and
-// the price table are byte-for-byte copies.
+// repository's but for the keys that must differ there; the price table
+// is a byte-for-byte copy.
 func TestConfigCopies(t *testing.T) {
 	base := loadFLB(t, "fluent-bit.conf")
 	allowed := map[string]bool{"http_listen": true, "metrics_address": true, "loki_url": true, "node_name": true}
@@ -350,21 +350,14 @@ func TestConfigCopies(t *testing.T) {
 		expect(t, c.only(t, "OUTPUT", "journalship"), map[string]string{"Metrics_Address": "0.0.0.0:2021", "Node_Name": "${NODE_NAME}"})
 	}
 	expect(t, loadFLB(t, flbConfPaths[2]).only(t, "OUTPUT", "journalship"), map[string]string{"Loki_URL": "http://loki:3100"})
-	assert.Equal(t, string(readFile(t, "plugins.conf")), string(readFile(t, "deploy/daemonset/plugins.conf")),
-		"cp plugins.conf deploy/daemonset/plugins.conf")
 	assert.Equal(t, string(readFile(t, "pricing/default_prices.yaml")), string(readFile(t, "deploy/daemonset/prices.yaml")),
 		"cp pricing/default_prices.yaml deploy/daemonset/prices.yaml")
+	for _, p := range flbConfPaths {
+		_, ok := loadFLB(t, p).only(t, "SERVICE", "").get("Plugins_File")
+		assert.False(t, ok, "%s: the plugin is loaded with -e; a plugins file naming the image's path breaks `fluent-bit -e bin/out_journalship.so -c fluent-bit.conf` from a clone", p)
+	}
 	c := loadFLB(t, "fluent-bit.conf")
 	c.Sections[2].Entries[0].Value = "elsewhere"
 	assert.NotEmpty(t, activeDiff(t, base, c), "a changed value is seen")
 }
 
-// pluginPath is plugins.conf's [PLUGINS] Path.
-func pluginPath(t *testing.T) string {
-	t.Helper()
-	c := loadFLB(t, "plugins.conf")
-	require.Len(t, c.Sections, 1)
-	p, ok := c.Sections[0].get("Path")
-	require.True(t, ok && c.Sections[0].Name == "PLUGINS")
-	return p
-}

@@ -271,10 +271,9 @@ func TestDaemonSetVolumes(t *testing.T) {
 	conf := clusterConf(t)
 	svc, in, out := conf.only(t, "SERVICE", ""), conf.only(t, "INPUT", "tail"), conf.only(t, "OUTPUT", "journalship")
 	flb := container(t, c.ds, "fluent-bit")
-	require.Equal(t, []string{"-c"}, flb.Args[:1])
-	assert.Equal(t, "fluent-bit.conf", configKey(t, c, flb, flb.Args[1]))
-	pf, _ := svc.get("Plugins_File")
-	assert.Equal(t, "plugins.conf", configKey(t, c, flb, path.Join(path.Dir(flb.Args[1]), pf)))
+	plugin, confPath := fluentBitArgs(t, flb.Args)
+	assert.Equal(t, dockerImage(t).plugin, plugin, "-e loads the .so where the image has it")
+	assert.Equal(t, "fluent-bit.conf", configKey(t, c, flb, confPath))
 	price, _ := out.shown(priceFile)
 	assert.Equal(t, "prices.yaml", configKey(t, c, flb, price), "Price_File, once uncommented, finds the ConfigMap's table")
 
@@ -464,7 +463,7 @@ func TestDaemonSetRunsEverywhereAndStopsCleanly(t *testing.T) {
 	}
 	img := dockerImage(t)
 	assert.Equal(t, []string{img.fluentBit}, container(t, c.ds, "fluent-bit").Command)
-	assert.Equal(t, img.conf, container(t, c.ds, "fluent-bit").Args[1])
+	assert.Equal(t, []string{"-e", img.plugin, "-c", img.conf}, container(t, c.ds, "fluent-bit").Args)
 	assert.Equal(t, []string{img.journalship}, container(t, c.ds, "retention").Command)
 	for _, name := range []string{"fluent-bit", "retention"} {
 		env := container(t, c.ds, name).Env
