@@ -93,7 +93,7 @@ func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io
 			return "off" // served below, with the retention metrics
 		}
 		return get(k)
-	})
+	}, output.WithLogName("journalship retention"))
 	if err != nil {
 		return err
 	}
