@@ -181,9 +181,13 @@ func (r *Runner) progress(final bool) {
 	if final {
 		prefix = "done"
 	}
-	fmt.Fprintf(r.cfg.Progress, "%s: %d/%d files, %d lines (%d shipped, %d dead-lettered, %d already shipped), %.1f MB at %.1f MB/s, %d partial tails left\n",
+	tails := "1 torn last line left for the finalizer"
+	if r.stats.PartialTails != 1 {
+		tails = fmt.Sprintf("%d torn last lines left for the finalizer", r.stats.PartialTails)
+	}
+	fmt.Fprintf(r.cfg.Progress, "%s: %d/%d files, %d lines (%d shipped, %d dead-lettered, %d already shipped), %.1f MB at %.1f MB/s, %s\n",
 		prefix, r.stats.Files, r.total, r.stats.Lines, r.stats.Shipped, r.stats.DeadLettered, r.stats.Skipped,
-		float64(r.stats.Bytes)/1e6, mbps, r.stats.PartialTails)
+		float64(r.stats.Bytes)/1e6, mbps, tails)
 }
 
 // send ships one batch, retrying with exponential backoff while the error

@@ -62,9 +62,13 @@ func finalizePaths(ctx context.Context, get output.Getter, cfg finalize.Config, 
 	for _, o := range outs {
 		if o.Finished && o.Why != "already finished" {
 			done++
-			fmt.Fprintf(w, "finished %s (%s): %d lines shipped, %d-byte partial tail marked\n", o.Path, o.Why, o.ShippedLines, o.TailBytes)
+			tail := ""
+			if o.TailBytes > 0 {
+				tail = fmt.Sprintf(", its %d-byte torn last line marked", o.TailBytes)
+			}
+			fmt.Fprintf(w, "finished %s — %s: %s shipped%s\n", o.Path, o.Why, plural(o.ShippedLines, "line", "lines"), tail)
 		}
 	}
-	fmt.Fprintf(w, "finalize: %d of %d files finished now, in %s\n", done, len(outs), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(w, "finalize: %d of %s finished now, in %s\n", done, plural(len(outs), "file", "files"), time.Since(start).Round(time.Millisecond))
 	return outs, err
 }
