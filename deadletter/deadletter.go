@@ -5,13 +5,16 @@
 package deadletter
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -76,11 +79,31 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // Retryable is always true: a full or failing disk may recover.
 func (e *WriteError) Retryable() bool { return true }
 
-// Writer appends entries. It is safe for concurrent use.
+// Writer appends entries. It is safe for concurrent use, and several
+// processes (the plugin, the CLI, the retention agent) may append to the
+// same path: each write takes an exclusive flock on the file.
+//
+// Two things an operator or the disk may do are handled, so a dead letter
+// is never counted as kept while it is not in the file the path names:
+//   - The file is removed or rotated while the writer runs: before each
+//     write, and again after it, the path is compared with the open file
+//     (device and inode); a file that is no longer the path's is closed and
+//     the path opened anew. A record that went into a file that stopped
+//     being the path's during the write is reported as failed (the caller
+//     retries it), never as kept.
+//   - The disk fills mid-write: a record is written whole with one write
+//     on an O_APPEND descriptor, and when that write (or its fsync) fails
+//     the file is truncated back to where it ended before, so no fragment
+//     is left for the next record to be glued to. A file found not ending
+//     in a newline (a writer killed mid-write) is cut back to its last
+//     complete record before anything is appended.
 type Writer struct {
 	cfg Config
 	mu  sync.Mutex
 	f   *os.File
+	// afterWrite, when set by a test, runs between a write and the check
+	// that the path still names the file written to.
+	afterWrite func()
 }
 
 // Open opens (creating if needed) the dead-letter file for appending.
@@ -88,20 +111,73 @@ func Open(cfg Config) (*Writer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o755); err != nil {
+	w := &Writer{cfg: cfg}
+	if err := w.open(); err != nil {
 		return nil, &WriteError{Path: cfg.Path, Err: err}
 	}
-	f, err := os.OpenFile(cfg.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	return w, nil
+}
+
+// open opens the path for appending, creating it and its directory, and
+// makes a new file's directory entry durable.
+func (w *Writer) open() error {
+	dir := filepath.Dir(w.cfg.Path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	_, statErr := os.Lstat(w.cfg.Path)
+	f, err := os.OpenFile(w.cfg.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
 	if err != nil {
-		return nil, &WriteError{Path: cfg.Path, Err: err}
+		return err
 	}
-	return &Writer{cfg: cfg, f: f}, nil
+	if errors.Is(statErr, os.ErrNotExist) && w.cfg.Sync {
+		if err := syncDir(dir); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	w.f = f
+	return nil
+}
+
+// syncDir fsyncs a directory, so a file created in it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// current reports whether the path still names the open file.
+func (w *Writer) current() bool {
+	fi, err := w.f.Stat()
+	if err != nil {
+		return false
+	}
+	pi, err := os.Stat(w.cfg.Path)
+	return err == nil && os.SameFile(fi, pi)
+}
+
+// reopen makes w.f the file the path names, if it is not already.
+func (w *Writer) reopen() error {
+	if w.f != nil && w.current() {
+		return nil
+	}
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+	return w.open()
 }
 
 // Path returns the file's path.
 func (w *Writer) Path() string { return w.cfg.Path }
 
-// Write appends entries in one write and, with Sync, fsyncs.
+// Write appends entries in one write and, with Sync, fsyncs. When it
+// returns nil every entry is in the file the path names (durable with
+// Sync); otherwise none is counted as written and the caller must retry.
 func (w *Writer) Write(entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
@@ -116,15 +192,94 @@ func (w *Writer) Write(entries []Entry) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := w.f.Write(buf); err != nil {
+	if err := w.reopen(); err != nil {
 		return &WriteError{Path: w.cfg.Path, Err: err}
+	}
+	if err := w.appendLocked(buf); err != nil {
+		return &WriteError{Path: w.cfg.Path, Err: err}
+	}
+	if w.afterWrite != nil {
+		w.afterWrite()
+	}
+	if !w.current() {
+		return &WriteError{Path: w.cfg.Path, Err: errors.New("the file was removed or replaced during the write; the entries will be written again")}
+	}
+	return nil
+}
+
+// appendLocked appends buf under an exclusive flock (other processes
+// append to the same file), cutting any torn record first and undoing a
+// failed write.
+func (w *Writer) appendLocked(buf []byte) error {
+	fd := int(w.f.Fd())
+	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(fd, syscall.LOCK_UN) //nolint:errcheck // closing would release it too
+	end, err := w.completeEnd()
+	if err != nil {
+		return err
+	}
+	if _, err := w.f.Write(buf); err != nil {
+		return w.undo(end, err)
 	}
 	if w.cfg.Sync {
 		if err := w.f.Sync(); err != nil {
-			return &WriteError{Path: w.cfg.Path, Err: err}
+			return w.undo(end, err)
 		}
 	}
 	return nil
+}
+
+// completeEnd returns the size of the file up to its last complete record,
+// truncating a torn one (left by a writer killed mid-write) away.
+func (w *Writer) completeEnd() (int64, error) {
+	fi, err := w.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := fi.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	r, err := os.Open(w.cfg.Path)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	end, err := lastNewlineEnd(r, size)
+	if err != nil || end == size {
+		return end, err
+	}
+	return end, w.f.Truncate(end)
+}
+
+// lastNewlineEnd returns the offset just past the last '\n' of the first
+// size bytes of r, or 0 when there is none.
+func lastNewlineEnd(r io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 4096)
+	for end := size; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		n, err := r.ReadAt(buf[:end-start], start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}
+
+// undo truncates the file back to end after a failed write, so no
+// fragment stays; cause is returned, with the truncation's error if that
+// failed too.
+func (w *Writer) undo(end int64, cause error) error {
+	if err := w.f.Truncate(end); err != nil {
+		return fmt.Errorf("%w; and truncating back to %d bytes failed: %v", cause, end, err)
+	}
+	return cause
 }
 
 func toRecord(e Entry) record {
@@ -153,5 +308,8 @@ func toRecord(e Entry) record {
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
 	return w.f.Close()
 }
