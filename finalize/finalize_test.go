@@ -160,7 +160,9 @@ func TestRules(t *testing.T) {
 		{"fresh partial tail", "session_20261121T100000Z_b.jsonl", fresh, time.Second, nil, false, "still being written"},
 		{"open session, no tail", "session_20261121T100001Z_c.jsonl", start + "\n", time.Hour, nil, false, "still being written"},
 		{"idle past IdleAfter", "session_20261121T100003Z_e.jsonl", start + "\n", 8 * 24 * time.Hour, nil, true, "unchanged for 168h0m0s"},
-		{"job terminal", "session_20261121T100002Z_d.jsonl", start + "\n", 0, fixedStatus(true), true, "job is terminal"},
+		{"job terminal", "session_20261121T100002Z_d.jsonl", start + "\n", 11 * time.Minute, fixedStatus(true), true, "job is terminal"},
+		{"job terminal, file still written", "session_20261121T100004Z_f.jsonl", start + "\n", time.Second, fixedStatus(true), false, "still being written"},
+		{"job terminal, torn line still growing", "session_20261121T100005Z_g.jsonl", fresh, time.Second, fixedStatus(true), false, "still being written"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,8 +195,12 @@ func TestNewerSessionBesideFinishesTheOlder(t *testing.T) {
 	e.write(t, "session_20261121T101500Z_p2.jsonl", start+"\n", 0)
 	o, err = f.File(context.Background(), old)
 	require.NoError(t, err)
+	assert.False(t, o.Finished, "a newer session beside does not finish a file still being appended to")
+	e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\n"+`{"type":"TOOL_ST`, 11*time.Minute)
+	o, err = f.File(context.Background(), old)
+	require.NoError(t, err)
 	assert.Equal(t, "a newer session file stands beside it", o.Why)
-	assert.True(t, o.Finished)
+	assert.True(t, o.Finished, "once quiet for StaleAfter")
 }
 
 // appendingShipper is a writer still appending while the finalizer ships.

@@ -34,9 +34,20 @@ func snapshotOf(path string) (snapshot, error) {
 }
 
 // finished returns the rule that makes the file finished, or "".
+//
+// Only a file that says so itself (its last line ends the session) is
+// finished while it may still change. The rules that judge a file from
+// outside (a newer session beside it, its job terminal) also need it
+// quiet, unchanged for StaleAfter: a runtime may keep appending to an
+// older session after a newer one started, or after another session of
+// the job ended, and a file finished (and then deleted) under a writer
+// loses every line appended after.
 func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (string, error) {
 	if len(s.tail) == 0 && isSessionEnd(s.lastLine) {
 		return "session ended", nil
+	}
+	if f.cfg.Now().Sub(s.mtime) < f.cfg.StaleAfter {
+		return "", nil // still being written, whatever stands beside it
 	}
 	if newerSessionBeside(path) {
 		return "a newer session file stands beside it", nil
@@ -50,7 +61,7 @@ func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (stri
 			return "job is terminal", nil
 		}
 	}
-	if len(s.tail) > 0 && f.cfg.Now().Sub(s.mtime) >= f.cfg.StaleAfter {
+	if len(s.tail) > 0 {
 		return "partial last line unchanged for " + f.cfg.StaleAfter.String(), nil
 	}
 	if f.cfg.IdleAfter > 0 && f.cfg.Now().Sub(s.mtime) >= f.cfg.IdleAfter {

@@ -13,6 +13,8 @@ const (
 	DefaultPostTerminal = 24 * time.Hour
 	DefaultMaxAge       = 7 * 24 * time.Hour
 	DefaultInterval     = 10 * time.Minute
+	// DefaultQuietPeriod is the finalizer's default StaleAfter.
+	DefaultQuietPeriod = 10 * time.Minute
 )
 
 // Config tunes the retention agent.
@@ -27,6 +29,11 @@ type Config struct {
 	// MaxAge is the safety net: a file whose mtime is older is a candidate
 	// whatever its job's state. Default 168h.
 	MaxAge time.Duration
+	// QuietPeriod: a file modified less than this long ago is never
+	// deleted, whatever its job's state, and a job is not over while one
+	// of its files is (a runtime may still append to an older session).
+	// At least the finalizer's StaleAfter. Default 10m.
+	QuietPeriod time.Duration
 	// ForceMaxAge deletes files past MaxAge even when the ledger does not
 	// account for them (their unshipped bytes are lost; logged as such).
 	ForceMaxAge bool
@@ -48,7 +55,7 @@ type Config struct {
 // DefaultConfig returns the seed's defaults.
 func DefaultConfig() Config {
 	return Config{Root: DefaultRoot, PostTerminal: DefaultPostTerminal, MaxAge: DefaultMaxAge,
-		Interval: DefaultInterval, Now: time.Now, Log: os.Stderr}
+		QuietPeriod: DefaultQuietPeriod, Interval: DefaultInterval, Now: time.Now, Log: os.Stderr}
 }
 
 // Validate checks the configuration; the error is a *ConfigError.
@@ -60,6 +67,8 @@ func (c Config) Validate() error {
 		return &ConfigError{"Root", c.Root, "must not be /"}
 	case c.PostTerminal < 0:
 		return &ConfigError{"PostTerminal", c.PostTerminal.String(), "must be >= 0"}
+	case c.QuietPeriod < 0:
+		return &ConfigError{"QuietPeriod", c.QuietPeriod.String(), "must be >= 0"}
 	case c.MaxAge <= 0:
 		return &ConfigError{"MaxAge", c.MaxAge.String(), "must be > 0"}
 	case c.Interval <= 0:

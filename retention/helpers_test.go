@@ -62,8 +62,16 @@ func (f *fakeFinalizer) File(ctx context.Context, path string) (finalize.Outcome
 			return finalize.Outcome{}, err
 		}
 		defer fh.Close()
-		_, err = fh.WriteString(`{"type":"ERROR","timestamp":"2026-03-10T12:00:00.000Z"}` + "\n")
-		return finalize.Outcome{Path: path, Finished: true}, err
+		info, err := fh.Stat()
+		if err != nil {
+			return finalize.Outcome{}, err
+		}
+		if _, err = fh.WriteString(`{"type":"ERROR","timestamp":"2026-03-10T12:00:00.000Z"}` + "\n"); err != nil {
+			return finalize.Outcome{}, err
+		}
+		// The old mtime kept (a copy with rsync -t, a clock step back):
+		// only the size tells the file grew, and it must.
+		return finalize.Outcome{Path: path, Finished: true}, os.Chtimes(path, info.ModTime(), info.ModTime())
 	}
 	return finalize.Outcome{Path: path, Finished: true, Why: "session ended"}, nil
 }

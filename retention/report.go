@@ -16,7 +16,8 @@ const (
 
 // Reasons a file is kept.
 const (
-	KeepJobActive         = "job_active"              // job not terminal, file younger than MaxAge
+	KeepJobActive         = "job_active"              // job not terminal (or one of its files still written), file younger than MaxAge
+	KeepRecentlyModified  = "recently_modified"       // modified within the quiet period: a writer may still append
 	KeepPostTerminal      = "post_terminal_wait"      // job terminal, PostTerminal not over yet
 	KeepUnshipped         = "unshipped"               // the ledger does not account for every byte
 	KeepAppended          = "appended_since_finished" // finished in the ledger at another size

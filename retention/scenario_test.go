@@ -39,7 +39,10 @@ func TestRules(t *testing.T) {
 		{name: "completed 23h ago", reason: "completed", end: 23 * time.Hour, mtimeAgo: 23 * time.Hour, shipped: true, wantKeep: KeepPostTerminal},
 		{name: "approval_pause is not terminal", reason: "approval_pause", end: 48 * time.Hour, mtimeAgo: 48 * time.Hour, shipped: true, wantKeep: KeepJobActive},
 		{name: "running, young", mtimeAgo: time.Hour, shipped: true, wantKeep: KeepJobActive},
-		{name: "terminal but unshipped", reason: "completed", end: 30 * time.Hour, mtimeAgo: 30 * time.Hour, mode: finNothing, wantKeep: KeepUnshipped},
+		// The finalizer does not call the file finished: the job is not over.
+		{name: "terminal but unfinished", reason: "completed", end: 30 * time.Hour, mtimeAgo: 30 * time.Hour, mode: finNothing, wantKeep: KeepJobActive},
+		{name: "terminal, modified within the quiet period", reason: "completed", end: 30 * time.Hour, mtimeAgo: 5 * time.Minute, shipped: true, wantKeep: KeepRecentlyModified},
+		{name: "max age, modified within the quiet period", mtimeAgo: -time.Minute, shipped: true, wantKeep: KeepRecentlyModified},
 		{name: "terminal, loki down", reason: "completed", end: 30 * time.Hour, mtimeAgo: 30 * time.Hour, mode: finFail, wantKeep: KeepFinalizeError},
 		{name: "appended after the ledger saw it", reason: "completed", end: 30 * time.Hour, mtimeAgo: 30 * time.Hour, mode: finAppendAfter, wantKeep: KeepAppended},
 		{name: "max age, shipped", mtimeAgo: 8 * 24 * time.Hour, wantDelete: true, wantRule: RuleMaxAge},
@@ -70,7 +73,7 @@ func TestRules(t *testing.T) {
 				st, err := e.ledger.File(context.Background(), p)
 				require.NoError(t, err)
 				assert.Equal(t, int64(-1), st.Size, "the ledger row is forgotten")
-				assert.Contains(t, e.log.String(), "deleted "+p+" (rule "+c.wantRule)
+				assert.Contains(t, e.log.String(), "deleted "+p+" — "+c.wantRule)
 				return
 			}
 			assert.True(t, exists(p), "kept")
@@ -96,7 +99,7 @@ func TestMetricsCountDeletionsAndKeeps(t *testing.T) {
 	old := e.now.Add(-30 * time.Hour)
 	done := e.write("job1", sess1, session(old, old, "completed"), old)
 	e.shipped(done)
-	e.write("job2", sess1, session(e.now, e.now, ""), e.now)
+	e.write("job2", sess1, session(e.now, e.now, ""), e.now.Add(-time.Hour))
 	stale := e.write("job3", sess2, session(old, old, ""), e.now.Add(-8*24*time.Hour))
 	e.fin.modes[filepath.Base(stale)] = finFail
 	a := e.agent(nil)
@@ -224,7 +227,7 @@ func TestDirectoryGainingAFileMidSweepIsKept(t *testing.T) {
 
 	e.cfg.BeforeRelist = nil
 	r = e.sweep(nil)
-	assert.Equal(t, KeepJobActive, decision(t, r, fresh).Reason, "the job is running again")
+	assert.Equal(t, KeepRecentlyModified, decision(t, r, fresh).Reason, "the job is running again: its new session was just written")
 }
 
 func TestDryRunDeletesNothing(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/journalship/journalship/finalize"
 	"github.com/journalship/journalship/ledger"
 )
 
@@ -29,6 +30,19 @@ type job struct {
 	st         JobState
 	known      bool      // st was read
 	finishedAt time.Time // st.FinishedAt, or the newest mtime when unknown
+	// busy names a file that keeps a terminal job from being over: one
+	// not finished by the finalizer's rules (dry run: modified within the
+	// quiet period). "" when every file is finished.
+	busy string
+	// finals holds the finalizer's outcome for each journal file (by name),
+	// run on every file in every real sweep, deletable or not.
+	finals map[string]final
+}
+
+// final is what the finalizer said of one file in this sweep.
+type final struct {
+	out finalize.Outcome
+	err error
 }
 
 func sortEntries(es []os.DirEntry) {
@@ -86,7 +100,9 @@ func (s *sweep) job(ctx context.Context, name string) {
 			j.st, j.known = st, true
 		}
 	}
+	j.finals = s.finalizeAll(ctx, name, entries)
 	if j.known && j.st.Terminal {
+		j.busy = s.unfinished(j, entries)
 		j.finishedAt = j.st.FinishedAt
 		if j.finishedAt.IsZero() {
 			j.finishedAt = s.newest(name, entries)
@@ -113,6 +129,60 @@ func (s *sweep) job(ctx context.Context, name string) {
 	s.removeDir(j, deleted, journals)
 }
 
+// isJournal tells whether a directory entry is a journal the sweep judges.
+func isJournal(e os.DirEntry) bool {
+	return e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl")
+}
+
+// finalizeAll offers every journal file of the job to the finalizer, so a
+// finished file (a crashed session beside a newer one, a torn line gone
+// stale) gets its remaining lines and truncated-tail marker into Loki in
+// this sweep, whether or not it may be deleted yet. A dry run finalizes
+// nothing.
+func (s *sweep) finalizeAll(ctx context.Context, name string, entries []os.DirEntry) map[string]final {
+	if s.cfg.DryRun {
+		return nil
+	}
+	finals := map[string]final{}
+	for _, e := range entries {
+		if !isJournal(e) || ctx.Err() != nil {
+			continue
+		}
+		path := s.abs(filepath.Join(name, e.Name()))
+		out, err := s.fin.File(ctx, path)
+		if err != nil {
+			s.fail("finalize", "finalizing %s: %v", path, err)
+		}
+		finals[e.Name()] = final{out: out, err: err}
+	}
+	return finals
+}
+
+// unfinished returns the name of a journal of a terminal job that keeps
+// the job from being over, or "": a file the finalizer did not call
+// finished by its rules (in a dry run: one modified within the quiet
+// period).
+func (s *sweep) unfinished(j job, entries []os.DirEntry) string {
+	for _, e := range entries {
+		if !isJournal(e) {
+			continue
+		}
+		if s.cfg.DryRun {
+			info, err := s.rt.Lstat(filepath.Join(j.name, e.Name()))
+			if err != nil || s.now.Sub(info.ModTime()) < s.cfg.QuietPeriod {
+				return e.Name()
+			}
+			continue
+		}
+		// A file the finalizer could not work on (Loki down) does not make
+		// the job busy: it stays unaccounted, and judge keeps it for that.
+		if f, ok := j.finals[e.Name()]; ok && f.err == nil && !f.out.Finished {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
 // newest returns the newest mtime of the job's regular files, or the
 // directory's own mtime when it has none.
 func (s *sweep) newest(name string, entries []os.DirEntry) time.Time {
@@ -136,18 +206,24 @@ func (s *sweep) newest(name string, entries []os.DirEntry) time.Time {
 // rule returns the rule that makes a file of job j with mtime a candidate,
 // or "" and the reason it is kept.
 func (s *sweep) rule(j job, mtime time.Time) (rule, reason, detail string) {
-	if j.st.Terminal {
+	age := s.now.Sub(mtime)
+	if age < s.cfg.QuietPeriod {
+		return "", KeepRecentlyModified, fmt.Sprintf("modified %s ago, within the quiet period of %s", age.Round(time.Second), s.cfg.QuietPeriod)
+	}
+	if j.st.Terminal && j.busy != "" && age <= s.cfg.MaxAge {
+		return "", KeepJobActive, fmt.Sprintf("job %s, but its file %s is still being written", j.st.Status, j.busy)
+	}
+	if j.st.Terminal && j.busy == "" {
 		due := j.finishedAt.Add(s.cfg.PostTerminal)
 		if !s.now.Before(due) {
 			return RuleJobTerminal, "", fmt.Sprintf("job %s, finished %s, %s ago, past the post-terminal retention of %s",
 				j.st.Status, j.finishedAt.UTC().Format(time.RFC3339), s.now.Sub(j.finishedAt).Round(time.Second), s.cfg.PostTerminal)
 		}
 	}
-	age := s.now.Sub(mtime)
 	if age > s.cfg.MaxAge {
 		return RuleMaxAge, "", fmt.Sprintf("modified %s ago, over the max age of %s, job %s", age.Round(time.Second), s.cfg.MaxAge, j.st.Status)
 	}
-	if j.st.Terminal {
+	if j.st.Terminal && j.busy == "" {
 		return "", KeepPostTerminal, fmt.Sprintf("job %s, finished %s; deletable from %s",
 			j.st.Status, j.finishedAt.UTC().Format(time.RFC3339), j.finishedAt.Add(s.cfg.PostTerminal).UTC().Format(time.RFC3339))
 	}
@@ -189,7 +265,7 @@ func (s *sweep) file(ctx context.Context, j job, name string) bool {
 	if s.cfg.DryRun {
 		return s.judgeDry(ctx, d)
 	}
-	return s.judge(ctx, d, rel)
+	return s.judge(ctx, d, rel, j.finals[name])
 }
 
 // ledgerOf reads the candidate's ledger row; on failure the candidate is
@@ -230,13 +306,10 @@ func (s *sweep) judgeDry(ctx context.Context, d Decision) bool {
 	return false
 }
 
-// judge finalizes a candidate, asks the ledger and deletes it if every
-// byte is accounted for.
-func (s *sweep) judge(ctx context.Context, d Decision, rel string) bool {
-	out, ferr := s.fin.File(ctx, d.Path)
-	if ferr != nil {
-		s.fail("finalize", "finalizing %s: %v", d.Path, ferr)
-	}
+// judge takes the finalizer's word on a candidate (finalizeAll ran it),
+// asks the ledger and deletes it if every byte is accounted for.
+func (s *sweep) judge(ctx context.Context, d Decision, rel string, f final) bool {
+	out, ferr := f.out, f.err
 	ls, ok := s.ledgerOf(ctx, d)
 	if !ok {
 		return false
@@ -309,9 +382,22 @@ func isNotEmpty(err error) bool {
 
 // remove deletes a judged file after checking it did not change, then
 // forgets its ledger row.
+//
+// The last check is made on the open file right before the unlink: its
+// size and mtime must be the judged ones and the path must still name it,
+// so a writer that appended (or a file replaced) since the judgement
+// keeps the file. After the unlink the open file is looked at once more:
+// a writer that appended in between (microseconds, and only to a file
+// quiet for QuietPeriod) is logged and counted as lost.
 func (s *sweep) remove(ctx context.Context, d Decision, rel string, judged os.FileInfo) bool {
-	now, err := s.rt.Lstat(rel)
-	if err != nil || !now.Mode().IsRegular() || now.Size() != judged.Size() || !now.ModTime().Equal(judged.ModTime()) || !s.inside(d.Path) {
+	f, err := s.rt.Open(rel)
+	if err != nil {
+		d.Reason, d.Detail = KeepChanged, "gone or unreadable just before deletion; judged again next sweep"
+		s.keep(d)
+		return false
+	}
+	defer f.Close()
+	if !s.unchanged(f, rel, judged) || !s.inside(d.Path) {
 		d.Reason, d.Detail = KeepChanged, "changed just before deletion; judged again next sweep"
 		s.keep(d)
 		return false
@@ -325,7 +411,10 @@ func (s *sweep) remove(ctx context.Context, d Decision, rel string, judged os.Fi
 		s.keep(d)
 		return false
 	}
-	s.log.Infof("deleted %s (rule %s: %s; %d bytes)", d.Path, d.Rule, d.Detail, d.Bytes)
+	if after, err := f.Stat(); err == nil && (after.Size() != judged.Size() || !after.ModTime().Equal(judged.ModTime())) {
+		s.fail("appended_during_delete", "%s grew from %d to %d bytes while being deleted: the bytes after %d are lost", d.Path, judged.Size(), after.Size(), judged.Size())
+	}
+	s.log.Infof("deleted %s — %s: %s; %d bytes", d.Path, d.Rule, d.Detail, d.Bytes)
 	s.m.FilesDeleted.WithLabelValues(d.Rule).Inc()
 	s.m.BytesDeleted.WithLabelValues(d.Rule).Add(float64(d.Bytes))
 	if err := s.ledger.Forget(ctx, d.Path); err != nil {
@@ -334,6 +423,17 @@ func (s *sweep) remove(ctx context.Context, d Decision, rel string, judged os.Fi
 	d.Delete = true
 	s.r.add(d)
 	return true
+}
+
+// unchanged tells whether the open file f is a regular file with the
+// judged size and mtime, and still the one the path rel names.
+func (s *sweep) unchanged(f *os.File, rel string, judged os.FileInfo) bool {
+	open, err := f.Stat()
+	if err != nil || !open.Mode().IsRegular() || open.Size() != judged.Size() || !open.ModTime().Equal(judged.ModTime()) {
+		return false
+	}
+	named, err := s.rt.Lstat(rel)
+	return err == nil && os.SameFile(open, named) && os.SameFile(open, judged)
 }
 
 // removeDir removes a job directory found empty by a fresh listing, when

@@ -52,7 +52,7 @@ func retentionFlags(fs *flag.FlagSet) (output.Getter, *retentionOpts) {
 	fs.StringVar(&o.status, "status", "journal", "where job status comes from: journal (the latest session's SESSION_END) or postgres")
 	fs.StringVar(&o.pg.DSN, "pg-dsn", "", "PostgreSQL connection string (--status postgres); $JOURNALSHIP_PG_DSN if empty")
 	fs.StringVar(&o.pg.Query, "pg-query", o.pg.Query, "query taking the job id as $1 and returning (status, finished_at)")
-	fs.DurationVar(&o.fin.StaleAfter, "stale-after", o.fin.StaleAfter, "a partial last line unchanged this long means its writer died")
+	fs.DurationVar(&o.fin.StaleAfter, "stale-after", o.fin.StaleAfter, "a partial last line unchanged this long means its writer died; a file modified more recently is never deleted")
 	fs.DurationVar(&o.fin.Backfill.MaxElapsed, "max-retry", o.fin.Backfill.MaxElapsed, "how long one batch is retried while Loki fails")
 	return get, o
 }
@@ -77,6 +77,9 @@ func runRetention(args []string, stdout io.Writer) error {
 // retention flags and runs one sweep (--once, printing the report to w)
 // or sweeps until ctx ends.
 func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io.Writer) error {
+	// A file modified within --stale-after is never deleted: the finalizer
+	// would not call it finished either.
+	o.cfg.QuietPeriod = o.fin.StaleAfter
 	if err := o.cfg.Validate(); err != nil {
 		return err
 	}
