@@ -57,6 +57,8 @@ func TestRetentionOnce(t *testing.T) {
 	require.NoError(t, os.WriteFile(done, []byte(content), 0o644))
 	require.NoError(t, os.WriteFile(running, []byte(content[:len(content)/2]), 0o644))
 	require.NoError(t, os.Chtimes(done, ended, ended))
+	hourAgo := time.Now().Add(-time.Hour) // older than the quiet period (--stale-after)
+	require.NoError(t, os.Chtimes(running, hourAgo, hourAgo))
 
 	ledgerPath := filepath.Join(dir, "ledger.db")
 	l, err := ledger.Open(ledger.Config{Path: ledgerPath})
