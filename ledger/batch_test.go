@@ -35,7 +35,7 @@ func TestRunBatchIsolatesCalls(t *testing.T) {
 	l := openTest(t)
 	refused := fnReq(func(w *wtx) error { return checkCovered(w, "/j/a", 100, 100) })
 	writesThenFails := fnReq(func(w *wtx) error {
-		if err := recordFile(w, filePlan{"/j/c", []Range{rg(0, 10, 1)}}, 1); err != nil {
+		if err := recordFile(w, filePlan{path: "/j/c", ranges: []Range{rg(0, 10, 1)}}, 1); err != nil {
 			return err
 		}
 		return errors.New("call-local failure after writing")

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/journalship/journalship/journalfile"
 )
 
 // MarkFinished records that the whole file [0,size) is accounted for, so
@@ -19,17 +21,42 @@ import (
 // tailFrom, no shipped range inside the partial tail, nothing shipped past
 // size (which would mean the file shrank or size is wrong). ErrInvalid is
 // returned unless 0 <= tailFrom <= size.
-func (l *Ledger) MarkFinished(ctx context.Context, path string, size, tailFrom int64) error {
+//
+// identity is the file's identity as the caller read it: the call is
+// refused with ErrNotCovered when the stored ranges are of another file
+// (the path was replaced since they were recorded).
+func (l *Ledger) MarkFinished(ctx context.Context, path string, identity journalfile.Identity, size, tailFrom int64) error {
 	if path == "" || size < 0 || tailFrom < 0 || tailFrom > size {
 		return invalid("finish", path, fmt.Errorf("need a path and 0 <= tailFrom (%d) <= size (%d)", tailFrom, size))
 	}
 	now := time.Now().UnixNano()
 	return l.write(ctx, "finish", path, func(w *wtx) error {
+		if err := checkIdentity(w, path, identity); err != nil {
+			return err
+		}
 		if err := checkCovered(w, path, size, tailFrom); err != nil {
 			return err
 		}
-		return w.exec(sFinish, path, size, now)
+		return w.exec(sFinish, path, size, now, string(identity))
 	})
+}
+
+// checkIdentity refuses to finish a path whose stored ranges are of
+// another file than identity.
+func checkIdentity(w *wtx, path string, identity journalfile.Identity) error {
+	var stored string
+	err := w.stmt(sIdentityOf).QueryRowContext(w.ctx, path).Scan(&stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !journalfile.Same(journalfile.Identity(stored), identity) {
+		return &Error{Op: "finish", Path: path, Kind: ErrNotCovered,
+			Err: fmt.Errorf("the shipped ranges are of file %s, the path now names %s (replaced)", journalfile.Identity(stored), identity)}
+	}
+	return nil
 }
 
 // checkCovered applies MarkFinished's coverage rule to the stored ranges.

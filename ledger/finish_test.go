@@ -36,7 +36,7 @@ func TestMarkFinished(t *testing.T) {
 			ctx := context.Background()
 			require.NoError(t, l.Record(ctx, tt.segs))
 			before := mustFile(t, l, "f")
-			err := l.MarkFinished(ctx, "f", tt.size, tt.tailFrom)
+			err := l.MarkFinished(ctx, "f", "", tt.size, tt.tailFrom)
 			after := mustFile(t, l, "f")
 			if tt.kind == "" {
 				require.NoError(t, err)
@@ -52,14 +52,14 @@ func TestMarkFinished(t *testing.T) {
 		})
 	}
 	l := openTest(t)
-	requireKind(t, l.MarkFinished(context.Background(), "", 0, 0), ErrInvalid)
+	requireKind(t, l.MarkFinished(context.Background(), "", "", 0, 0), ErrInvalid)
 }
 
 func TestRecordPastFinishedSizeClearsFinished(t *testing.T) {
 	l := openTest(t)
 	ctx := context.Background()
 	require.NoError(t, l.Record(ctx, []Segment{seg("f", 0, 100, 3)}))
-	require.NoError(t, l.MarkFinished(ctx, "f", 110, 100))
+	require.NoError(t, l.MarkFinished(ctx, "f", "", 110, 100))
 
 	require.NoError(t, l.Record(ctx, []Segment{seg("f", 0, 100, 3)}), "a retry within size")
 	fs := mustFile(t, l, "f")
@@ -72,7 +72,7 @@ func TestRecordPastFinishedSizeClearsFinished(t *testing.T) {
 	require.Equal(t, int64(110), fs.Size, "Size stays the last finished size")
 	require.Equal(t, int64(150), fs.Watermark)
 
-	require.NoError(t, l.MarkFinished(ctx, "f", 150, 150))
+	require.NoError(t, l.MarkFinished(ctx, "f", "", 150, 150))
 	fs = mustFile(t, l, "f")
 	require.True(t, fs.Finished)
 	require.Equal(t, int64(150), fs.Size)
@@ -82,7 +82,7 @@ func TestForget(t *testing.T) {
 	l := openTest(t)
 	ctx := context.Background()
 	require.NoError(t, l.Record(ctx, []Segment{seg("a", 0, 10, 1), seg("b", 0, 10, 1), seg("b", 20, 30, 1)}))
-	require.NoError(t, l.MarkFinished(ctx, "a", 10, 10))
+	require.NoError(t, l.MarkFinished(ctx, "a", "", 10, 10))
 
 	require.NoError(t, l.Forget(ctx, "b"))
 	require.Equal(t, FileState{Path: "b", Size: -1}, mustFile(t, l, "b"))

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/journalship/journalship/journalfile"
 )
 
 // testConfig is a Config for a fresh database in a test's temp dir.
@@ -54,3 +56,6 @@ func requireKind(t testing.TB, err error, k Kind) {
 	require.Equal(t, k.Retryable(), e.Retryable())
 	require.Equal(t, k.Retryable(), IsRetryable(err))
 }
+
+// journalfileIdentity converts a literal identity.
+func journalfileIdentity(s string) journalfile.Identity { return journalfile.Identity(s) }

@@ -2,7 +2,10 @@ package ledger
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+
+	"github.com/journalship/journalship/journalfile"
 )
 
 // contains reports whether o lies within r.
@@ -36,8 +39,21 @@ func merge(a, b Range) Range {
 
 // filePlan is the merged new ranges of one file in a Record call.
 type filePlan struct {
-	path   string
-	ranges []Range // sorted, disjoint, not touching
+	path     string
+	identity journalfile.Identity // of the file the segments were read from ("" unknown)
+	ranges   []Range              // sorted, disjoint, not touching
+}
+
+// agree takes in the identity of another segment of the plan's file: a
+// call may not mix segments of two different files under one path.
+func (p *filePlan) agree(id journalfile.Identity) error {
+	if !journalfile.Same(p.identity, id) {
+		return invalid("record", p.path, fmt.Errorf("segments of two files, %s and %s", p.identity, id))
+	}
+	if len(id) > len(p.identity) {
+		p.identity = id // the one with the fingerprint
+	}
+	return nil
 }
 
 // plan validates segs and merges them per file, ignoring empty segments.
@@ -59,8 +75,11 @@ func plan(segs []Segment) ([]filePlan, error) {
 	for _, s := range sorted {
 		n := len(plans)
 		if n == 0 || plans[n-1].path != s.Path {
-			plans = append(plans, filePlan{path: s.Path, ranges: []Range{s.rng()}})
+			plans = append(plans, filePlan{path: s.Path, identity: s.Identity, ranges: []Range{s.rng()}})
 			continue
+		}
+		if err := plans[n-1].agree(s.Identity); err != nil {
+			return nil, err
 		}
 		rs := plans[n-1].ranges
 		if last := rs[len(rs)-1]; last.touches(s.rng()) {

@@ -39,15 +39,15 @@ func TestPlan(t *testing.T) {
 		{"nothing", nil, nil},
 		{"empty segment ignored", []Segment{seg("a", 5, 5, 0)}, nil},
 		{"out of order adjacent", []Segment{seg("a", 10, 20, 1), seg("a", 0, 10, 1)},
-			[]filePlan{{"a", []Range{rg(0, 20, 2)}}}},
+			[]filePlan{{path: "a", ranges: []Range{rg(0, 20, 2)}}}},
 		{"gap stays", []Segment{seg("a", 30, 40, 1), seg("a", 0, 10, 1)},
-			[]filePlan{{"a", []Range{rg(0, 10, 1), rg(30, 40, 1)}}}},
+			[]filePlan{{path: "a", ranges: []Range{rg(0, 10, 1), rg(30, 40, 1)}}}},
 		{"duplicate", []Segment{seg("a", 0, 10, 2), seg("a", 0, 10, 2)},
-			[]filePlan{{"a", []Range{rg(0, 10, 2)}}}},
+			[]filePlan{{path: "a", ranges: []Range{rg(0, 10, 2)}}}},
 		{"container after contained", []Segment{seg("a", 0, 10, 2), seg("a", 0, 30, 5)},
-			[]filePlan{{"a", []Range{rg(0, 30, 5)}}}},
+			[]filePlan{{path: "a", ranges: []Range{rg(0, 30, 5)}}}},
 		{"files sorted", []Segment{seg("b", 0, 10, 1), seg("a", 0, 10, 1), seg("b", 10, 20, 1)},
-			[]filePlan{{"a", []Range{rg(0, 10, 1)}}, {"b", []Range{rg(0, 20, 2)}}}},
+			[]filePlan{{path: "a", ranges: []Range{rg(0, 10, 1)}}, {path: "b", ranges: []Range{rg(0, 20, 2)}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

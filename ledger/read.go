@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"time"
+
+	"github.com/journalship/journalship/journalfile"
 )
 
 // File returns what the ledger knows of path. An unknown file gives a zero
@@ -71,11 +73,12 @@ func (l *Ledger) states(ctx context.Context, id stmtID, args ...any) ([]FileStat
 		var fs FileState
 		var updated int64
 		var start, end, first, last, lines sql.NullInt64
-		if err := rows.Scan(&fs.Path, &fs.Size, &fs.Finished, &updated, &start, &end, &first, &last, &lines); err != nil {
+		var ident string
+		if err := rows.Scan(&fs.Path, &ident, &fs.Size, &fs.Finished, &updated, &start, &end, &first, &last, &lines); err != nil {
 			return nil, err
 		}
 		if n := len(out); n == 0 || out[n-1].Path != fs.Path {
-			fs.UpdatedAt = time.Unix(0, updated)
+			fs.UpdatedAt, fs.Identity = time.Unix(0, updated), journalfile.Identity(ident)
 			out = append(out, fs)
 		}
 		if start.Valid {

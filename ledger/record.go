@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/journalship/journalship/journalfile"
 )
 
 // Record durably adds the segments Loki accepted: when it returns nil every
@@ -35,12 +37,30 @@ func (l *Ledger) Record(ctx context.Context, segs []Segment) error {
 	})
 }
 
-// recordFile merges the ranges of one file into its stored ranges.
+// recordFile merges the ranges of one file into its stored ranges. When
+// the path names another file than the stored ranges are of (replaced,
+// truncated and rewritten, rotated), those ranges are retired first: the
+// new file starts with nothing shipped.
 func recordFile(w *wtx, p filePlan, now int64) error {
 	var id, size int64
+	var stored string
 	var finished bool
-	if err := w.stmt(sUpsertFile).QueryRowContext(w.ctx, p.path, now).Scan(&id, &size, &finished); err != nil {
+	if err := w.stmt(sUpsertFile).QueryRowContext(w.ctx, p.path, now).Scan(&id, &stored, &size, &finished); err != nil {
 		return err
+	}
+	switch old := journalfile.Identity(stored); {
+	case !journalfile.Same(old, p.identity):
+		if err := w.exec(sDeleteRanges, id); err != nil {
+			return err
+		}
+		if err := w.exec(sRetire, id, string(p.identity)); err != nil {
+			return err
+		}
+		size, finished = -1, false
+	case len(p.identity) > len(old):
+		if err := w.exec(sSetIdentity, id, string(p.identity)); err != nil {
+			return err
+		}
 	}
 	for _, r := range p.ranges {
 		if err := mergeStored(w, id, r); err != nil {

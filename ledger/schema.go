@@ -11,7 +11,9 @@ import (
 const applicationID = 0x4a534c47
 
 // schemaVersion is the PRAGMA user_version this code writes and reads.
-const schemaVersion = 1
+// Version 2 adds files.identity; a version 1 ledger is migrated in place
+// (its rows keep an unknown identity, matching any file, as before).
+const schemaVersion = 2
 
 // schemaSQL creates version 1.
 //
@@ -24,6 +26,7 @@ var schemaSQL = []string{
 	`CREATE TABLE IF NOT EXISTS files (
 		id         INTEGER PRIMARY KEY,
 		path       TEXT    NOT NULL UNIQUE,
+		identity   TEXT    NOT NULL DEFAULT '',
 		size       INTEGER NOT NULL DEFAULT -1,
 		finished   INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),
 		updated_at INTEGER NOT NULL
@@ -94,8 +97,23 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return &Error{Op: "open", Kind: ErrUnusable, Err: fmt.Errorf("schema version %d is newer than %d", version, schemaVersion)}
 	case version == schemaVersion && appID == applicationID:
 		return nil
+	case version == 1 && appID == applicationID:
+		return migrateV1(ctx, tx)
 	}
 	for _, stmt := range schemaSQL {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// migrateV1 adds the identity column to a version 1 ledger.
+func migrateV1(ctx context.Context, tx *sql.Tx) error {
+	for _, stmt := range []string{
+		`ALTER TABLE files ADD COLUMN identity TEXT NOT NULL DEFAULT ''`,
+		fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
+	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}

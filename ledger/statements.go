@@ -11,12 +11,16 @@ type stmtID int
 // The statements, prepared once per database at Open.
 const (
 	sUpsertFile stmtID = iota
+	sRetire
+	sSetIdentity
+	sDeleteRanges
 	sTouching
 	sDeleteTouching
 	sInsertRange
 	sUnfinish
 	sCoverage
 	sFinish
+	sIdentityOf
 	sForget
 	sFile
 	sFiles
@@ -29,7 +33,7 @@ const (
 
 // stateQuery reads files with their ranges in one statement, so the result
 // is one consistent snapshot even while another connection writes.
-const stateQuery = `SELECT f.path, f.size, f.finished, f.updated_at,
+const stateQuery = `SELECT f.path, f.identity, f.size, f.finished, f.updated_at,
 		r.start_off, r.end_off, r.first_seq, r.last_seq, r.lines
 	FROM files f LEFT JOIN ranges r ON r.file_id = f.id`
 
@@ -37,7 +41,10 @@ const stateQuery = `SELECT f.path, f.size, f.finished, f.updated_at,
 var stmtSQL = [nStmts]string{
 	sUpsertFile: `INSERT INTO files (path, updated_at) VALUES (?1, ?2)
 		ON CONFLICT (path) DO UPDATE SET updated_at = excluded.updated_at
-		RETURNING id, size, finished`,
+		RETURNING id, identity, size, finished`,
+	sRetire:       `UPDATE files SET identity = ?2, size = -1, finished = 0 WHERE id = ?1`,
+	sSetIdentity:  `UPDATE files SET identity = ?2 WHERE id = ?1`,
+	sDeleteRanges: `DELETE FROM ranges WHERE file_id = ?1`,
 	sTouching: `SELECT start_off, end_off, first_seq, last_seq, lines FROM ranges
 		WHERE file_id = ?1 AND end_off >= ?2 AND start_off <= ?3 ORDER BY start_off`,
 	sDeleteTouching: `DELETE FROM ranges WHERE file_id = ?1 AND end_off >= ?2 AND start_off <= ?3`,
@@ -46,11 +53,13 @@ var stmtSQL = [nStmts]string{
 	sUnfinish: `UPDATE files SET finished = 0 WHERE id = ?1`,
 	sCoverage: `SELECT count(*), min(r.start_off), max(r.end_off)
 		FROM ranges r JOIN files f ON f.id = r.file_id WHERE f.path = ?1`,
-	sFinish: `INSERT INTO files (path, size, finished, updated_at) VALUES (?1, ?2, 1, ?3)
-		ON CONFLICT (path) DO UPDATE SET size = excluded.size, finished = 1, updated_at = excluded.updated_at`,
-	sForget: `DELETE FROM files WHERE path = ?1`,
-	sFile:   stateQuery + ` WHERE f.path = ?1 ORDER BY r.start_off`,
-	sFiles:  stateQuery + ` ORDER BY f.path, r.start_off`,
+	sFinish: `INSERT INTO files (path, size, finished, updated_at, identity) VALUES (?1, ?2, 1, ?3, ?4)
+		ON CONFLICT (path) DO UPDATE SET size = excluded.size, finished = 1, updated_at = excluded.updated_at,
+			identity = CASE WHEN excluded.identity = '' THEN files.identity ELSE excluded.identity END`,
+	sIdentityOf: `SELECT identity FROM files WHERE path = ?1`,
+	sForget:     `DELETE FROM files WHERE path = ?1`,
+	sFile:       stateQuery + ` WHERE f.path = ?1 ORDER BY r.start_off`,
+	sFiles:      stateQuery + ` ORDER BY f.path, r.start_off`,
 	sCovering: `SELECT r.start_off, r.end_off, r.first_seq, r.last_seq, r.lines
 		FROM ranges r JOIN files f ON f.id = r.file_id WHERE f.path = ?1 AND r.end_off = ?2`,
 	sSavepoint:  `SAVEPOINT call`,

@@ -3,6 +3,8 @@ package ledger
 import (
 	"fmt"
 	"time"
+
+	"github.com/journalship/journalship/journalfile"
 )
 
 // Segment is one contiguous byte range [Start, End) of a journal file that
@@ -10,12 +12,16 @@ import (
 // A segment with Start == End carries no bytes and is ignored (its Lines
 // must be 0).
 type Segment struct {
-	Path     string // the journal file
-	Start    int64  // offset of the first byte, >= 0
-	End      int64  // offset just past the last byte, >= Start
-	Lines    int    // number of lines in the range, >= 0
-	FirstSeq int64  // seq of the first line, -1 if it had none
-	LastSeq  int64  // the highest seq up to the end of the range (the continuity state after its last line), -1 if none
+	Path string // the journal file
+	// Identity is the file's identity when its lines were read ("" when
+	// unknown). Recording a segment of another identity than the stored
+	// one retires the stored ranges: the path names a new file.
+	Identity journalfile.Identity
+	Start    int64 // offset of the first byte, >= 0
+	End      int64 // offset just past the last byte, >= Start
+	Lines    int   // number of lines in the range, >= 0
+	FirstSeq int64 // seq of the first line, -1 if it had none
+	LastSeq  int64 // the highest seq up to the end of the range (the continuity state after its last line), -1 if none
 }
 
 // Range is a merged shipped range [Start, End) of one file.
@@ -33,12 +39,13 @@ type Range struct {
 
 // FileState is what the ledger knows of one file.
 type FileState struct {
-	Path      string    // the journal file
-	Ranges    []Range   // sorted, disjoint, merged (never adjacent)
-	Watermark int64     // end of the range that starts at 0 (0 if none): every byte before it is shipped
-	Size      int64     // the size the file had when it was last marked finished (-1 if never)
-	Finished  bool      // MarkFinished was called and nothing was recorded past Size since
-	UpdatedAt time.Time // when the file's row last changed (zero for an unknown file)
+	Path      string               // the journal file
+	Identity  journalfile.Identity // the file the ranges are of ("" unknown: a version 1 row)
+	Ranges    []Range              // sorted, disjoint, merged (never adjacent)
+	Watermark int64                // end of the range that starts at 0 (0 if none): every byte before it is shipped
+	Size      int64                // the size the file had when it was last marked finished (-1 if never)
+	Finished  bool                 // MarkFinished was called and nothing was recorded past Size since
+	UpdatedAt time.Time            // when the file's row last changed (zero for an unknown file)
 }
 
 // watermark is the End of the range starting at 0, or 0.
