@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 )
 
@@ -42,19 +43,27 @@ func (b *batch) records(path []byte, now time.Time) []chunk.Record {
 // Fluent Bit's tail input would read them: no newline, a CRLF's \r
 // removed, empty lines skipped, the last line only once it has its \n.
 func (r *Runner) shipFile(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("backfill: %w", err)
+	}
+	defer f.Close()
 	var shipped []ledger.Range
 	if r.ledger != nil {
 		st, err := r.ledger.File(ctx, path)
 		if err != nil {
 			return fmt.Errorf("backfill: ledger for %s: %w", path, err)
 		}
-		shipped = st.Ranges
+		id, err := journalfile.IdentityOfFile(f)
+		if err != nil {
+			return fmt.Errorf("backfill: %w", err)
+		}
+		// Ranges recorded for another file under this path (replaced,
+		// rotated) say nothing of this one: it is shipped from its start.
+		if journalfile.Same(st.Identity, id) {
+			shipped = st.Ranges
+		}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("backfill: %w", err)
-	}
-	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
 	var b batch
 	var off int64

@@ -360,4 +360,3 @@ func TestConfigCopies(t *testing.T) {
 	c.Sections[2].Entries[0].Value = "elsewhere"
 	assert.NotEmpty(t, activeDiff(t, base, c), "a changed value is seen")
 }
-

@@ -10,6 +10,7 @@ import (
 
 	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/backfill"
+	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/pipeline"
@@ -42,10 +43,10 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 	if err != nil {
 		return fmt.Errorf("finalize: %w", err)
 	}
-	if after.size != s.size || !after.mtime.Equal(s.mtime) {
+	if after.size != s.size || !after.mtime.Equal(s.mtime) || after.id != s.id {
 		return ErrChanged
 	}
-	if err := f.ledger.MarkFinished(ctx, path, s.size, s.tailFrom); err != nil {
+	if err := f.ledger.MarkFinished(ctx, path, s.id, s.size, s.tailFrom); err != nil {
 		return fmt.Errorf("finalize: %s: %w", path, err)
 	}
 	f.count(o)
@@ -160,13 +161,16 @@ func (f *Finalizer) fillBlankGaps(ctx context.Context, path string, s snapshot) 
 		return err
 	}
 	defer fh.Close()
+	if !journalfile.Same(st.Identity, s.id) {
+		return nil // the ranges are another file's: backfill just shipped this one
+	}
 	var segs []ledger.Segment
 	prev := int64(0)
 	for _, rg := range append(st.Ranges, ledger.Range{Start: s.tailFrom, End: s.tailFrom}) {
 		if rg.Start > prev && rg.Start <= s.tailFrom && rg.Start-prev <= 4096 {
 			buf := make([]byte, rg.Start-prev)
 			if _, err := fh.ReadAt(buf, prev); err == nil && blank(buf) {
-				segs = append(segs, ledger.Segment{Path: path, Start: prev, End: rg.Start, FirstSeq: -1, LastSeq: -1})
+				segs = append(segs, ledger.Segment{Path: path, Identity: s.id, Start: prev, End: rg.Start, FirstSeq: -1, LastSeq: -1})
 			}
 		}
 		prev = max(prev, rg.End)

@@ -76,7 +76,8 @@ type Shipper interface {
 type Ledger interface {
 	File(ctx context.Context, path string) (ledger.FileState, error)
 	Record(ctx context.Context, segs []ledger.Segment) error
-	MarkFinished(ctx context.Context, path string, size, tailFrom int64) error
+	MarkFinished(ctx context.Context, path string, identity journalfile.Identity, size, tailFrom int64) error
+	Forget(ctx context.Context, path string) error
 }
 
 // JobStatus tells whether a job is terminal (retention.FinalizeStatus adapts
@@ -165,6 +166,15 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 	st, err := f.ledger.File(ctx, path)
 	if err != nil {
 		return o, fmt.Errorf("finalize: ledger for %s: %w", path, err)
+	}
+	if !journalfile.Same(st.Identity, before.id) {
+		// The path names another file than the ledger's ranges are of
+		// (replaced, rotated): those rows are retired, and this file is
+		// shipped from its first byte.
+		if err := f.ledger.Forget(ctx, path); err != nil {
+			return o, fmt.Errorf("finalize: retiring the ledger rows of replaced %s: %w", path, err)
+		}
+		st = ledger.FileState{Path: path, Size: -1}
 	}
 	if st.Finished && st.Size == before.size {
 		o.Finished, o.Why = true, "already finished"

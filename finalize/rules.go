@@ -13,6 +13,7 @@ import (
 
 // snapshot is what a file looked like at one moment.
 type snapshot struct {
+	id       journalfile.Identity
 	size     int64
 	mtime    time.Time
 	tailFrom int64 // offset after the last newline
@@ -30,7 +31,11 @@ func snapshotOf(path string) (snapshot, error) {
 	if t.From < 0 {
 		return snapshot{}, errors.New(path + ": no newline in the last MiB")
 	}
-	return snapshot{size: t.Size, mtime: t.ModTime, tailFrom: t.From, lastLine: t.Last, tail: t.Partial}, nil
+	id, err := journalfile.IdentityOf(path)
+	if err != nil {
+		return snapshot{}, err
+	}
+	return snapshot{id: id, size: t.Size, mtime: t.ModTime, tailFrom: t.From, lastLine: t.Last, tail: t.Partial}, nil
 }
 
 // finished returns the rule that makes the file finished, or "".

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 )
@@ -161,13 +162,52 @@ func (p *Pipeline) segments(w *work) []ledger.Segment {
 		if cur != nil && cur.Path == string(r.Path) && r.Offset-cur.End >= 0 && r.Offset-cur.End <= 1 {
 			cur.End, cur.LastSeq = end, high
 			cur.Lines++
+			w.last[len(w.last)-1] = i
 			continue
 		}
 		if cur != nil && cur.Path == string(r.Path) && r.Offset < cur.End {
 			continue // the same line twice in one chunk
 		}
 		w.segs = append(w.segs, ledger.Segment{Path: string(r.Path), Start: r.Offset, End: end, Lines: 1, FirstSeq: seq, LastSeq: high})
+		w.last = append(w.last, i)
 		cur = &w.segs[len(w.segs)-1]
 	}
-	return w.segs
+	return p.identify(w)
+}
+
+// identify gives each segment its file's identity and drops the segments
+// of a file that no longer holds the lines just shipped: one replaced
+// since tail read them (a retry after an outage may come hours later) or
+// gone. The ledger must never claim bytes of a file for lines read from
+// another; the lines are in Loki all the same, and the finalizer ships the
+// new file from its first byte. Each file is checked once per flush, on
+// its last line of the flush.
+func (p *Pipeline) identify(w *work) []ledger.Segment {
+	ids := map[string]journalfile.Identity{}
+	bad := map[string]error{}
+	for k := len(w.segs) - 1; k >= 0; k-- { // the last line of each file first
+		path := w.segs[k].Path
+		if _, done := ids[path]; done || bad[path] != nil {
+			continue
+		}
+		r := &w.recs[w.last[k]]
+		id, err := journalfile.Holds(path, r.Offset, r.Line)
+		if err != nil {
+			bad[path] = err
+			continue
+		}
+		ids[path] = id
+	}
+	kept := w.segs[:0]
+	for _, s := range w.segs {
+		if bad[s.Path] == nil {
+			s.Identity = ids[s.Path]
+			kept = append(kept, s)
+		}
+	}
+	for path, err := range bad {
+		p.deps.Logger.Warnf("file=%s: shipped, but not recorded in the ledger: the file no longer holds the lines read (%v); the finalizer ships it again from its start", path, err)
+	}
+	w.segs = kept
+	return kept
 }

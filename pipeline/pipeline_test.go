@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/journalfile"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -110,6 +111,26 @@ func TestLedgerRecordsShippedRanges(t *testing.T) {
 	assert.Equal(t, int64(len(data)), st.Watermark, "every byte of the file is accounted for")
 	assert.Equal(t, int64(0), st.Ranges[0].FirstSeq)
 	assert.Equal(t, int64(14), st.Ranges[0].LastSeq)
+	id, err := journalfile.IdentityOf(path)
+	require.NoError(t, err)
+	assert.Equal(t, id, st.Identity, "the ranges are of this file")
+}
+
+// TestReplacedFileIsNotRecorded: lines read from a file that was replaced
+// under the same name before the flush (a retry hours after an outage) are
+// shipped, but the ledger does not claim them for the new file.
+func TestReplacedFileIsNotRecorded(t *testing.T) {
+	_, path, data := journalAt(t)
+	recs := tailRecords(path, data, testNow)
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, os.WriteFile(path, append([]byte(`{"type":"SESSION_START","other":1}`+"\n"), data...), 0o644))
+	e := newEnv(t, nil)
+	_, err := e.pipe.Ship(context.Background(), recs, "t")
+	require.NoError(t, err)
+	assert.Len(t, e.cap.entries(), len(recs), "shipped all the same")
+	st, err := e.ledger.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.Empty(t, st.Ranges, "nothing claimed for the file the path names now")
 }
 
 func TestMetricsCountTokensByModel(t *testing.T) {

@@ -75,6 +75,7 @@ type work struct {
 	retry  loki.Batch
 	dl     []deadletter.Entry
 	segs   []ledger.Segment
+	last   []int // for each of segs, the index in recs of its last line
 	result Result
 	unver  int
 	lastTS time.Time // the last event time seen in the current file
@@ -98,7 +99,7 @@ func (w *work) reset(recs []chunk.Record, tag string) {
 	w.meta = slices.Grow(w.meta[:0], len(recs)*maxMeta)
 	w.batch.Reset()
 	w.retry.Reset()
-	w.dl, w.segs = w.dl[:0], w.segs[:0]
+	w.dl, w.segs, w.last = w.dl[:0], w.segs[:0], w.last[:0]
 	w.result, w.unver = Result{Lines: len(recs)}, 0
 	slices.SortStableFunc(w.order, func(a, b int) int {
 		ra, rb := &recs[a], &recs[b]

@@ -85,7 +85,7 @@ func account(ctx context.Context, l *ledger.Ledger, path string, data []byte) er
 			return err
 		}
 	}
-	return l.MarkFinished(ctx, path, int64(len(data)), tail)
+	return l.MarkFinished(ctx, path, "", int64(len(data)), tail)
 }
 
 func (f *fakeFinalizer) called() []string {

@@ -26,6 +26,7 @@ const (
 	KeepStatusUnavailable = "status_unavailable"      // the job's status could not be read
 	KeepLedgerError       = "ledger_error"            // the ledger could not be read
 	KeepChanged           = "changed"                 // size or mtime changed just before deletion
+	KeepReplaced          = "replaced"                // the path names another file than the ledger's ranges are of
 	KeepNotRegular        = "not_regular"             // a symlink, directory, device...
 	KeepNotJournal        = "not_journal"             // a regular file not named *.jsonl
 	KeepUnreadableDir     = "unreadable_dir"          // a job directory that cannot be listed

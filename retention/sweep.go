@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 )
 
@@ -287,7 +288,13 @@ func (s *sweep) judgeDry(ctx context.Context, d Decision) bool {
 	if !ok {
 		return false
 	}
-	if ls.Finished && ls.Size == d.Bytes {
+	id, err := journalfile.IdentityOf(d.Path)
+	if err == nil && !journalfile.Same(ls.Identity, id) {
+		d.Reason, d.Detail = KeepReplaced, d.Detail+fmt.Sprintf("; the ledger's ranges are of file %s, the path names %s", ls.Identity, id)
+		s.keep(d)
+		return false
+	}
+	if ls.Finished && ls.Size == d.Bytes && err == nil {
 		d.Delete = true
 		s.r.add(d)
 		return true
@@ -322,7 +329,7 @@ func (s *sweep) judge(ctx context.Context, d Decision, rel string, f final) bool
 	}
 	if ls.Finished && ls.Size == info.Size() {
 		d.Bytes = info.Size()
-		return s.remove(ctx, d, rel, info)
+		return s.remove(ctx, d, rel, info, ls.Identity)
 	}
 	why := ledgerSays(ls, info.Size())
 	if out.Why != "" {
@@ -333,7 +340,7 @@ func (s *sweep) judge(ctx context.Context, d Decision, rel string, f final) bool
 		if s.cfg.ForceMaxAge {
 			s.log.Errorf("%s is past the max age and NOT fully in Loki (%s); deleting it anyway (--force-max-age)", d.Path, why)
 			d.Rule, d.Detail, d.Bytes = RuleMaxAgeForced, d.Detail+"; NOT accounted for, forced: "+why, info.Size()
-			return s.remove(ctx, d, rel, info)
+			return s.remove(ctx, d, rel, info, ls.Identity)
 		}
 		s.log.Warnf("%s is past the max age but NOT fully in Loki (%s): kept; is shipping failing?", d.Path, why)
 	}
@@ -389,7 +396,7 @@ func isNotEmpty(err error) bool {
 // keeps the file. After the unlink the open file is looked at once more:
 // a writer that appended in between (microseconds, and only to a file
 // quiet for QuietPeriod) is logged and counted as lost.
-func (s *sweep) remove(ctx context.Context, d Decision, rel string, judged os.FileInfo) bool {
+func (s *sweep) remove(ctx context.Context, d Decision, rel string, judged os.FileInfo, shipped journalfile.Identity) bool {
 	f, err := s.rt.Open(rel)
 	if err != nil {
 		d.Reason, d.Detail = KeepChanged, "gone or unreadable just before deletion; judged again next sweep"
@@ -399,6 +406,11 @@ func (s *sweep) remove(ctx context.Context, d Decision, rel string, judged os.Fi
 	defer f.Close()
 	if !s.unchanged(f, rel, judged) || !s.inside(d.Path) {
 		d.Reason, d.Detail = KeepChanged, "changed just before deletion; judged again next sweep"
+		s.keep(d)
+		return false
+	}
+	if id, err := journalfile.IdentityOfFile(f); err != nil || !journalfile.Same(shipped, id) {
+		d.Reason, d.Detail = KeepReplaced, fmt.Sprintf("the ledger's ranges are of file %s, the path names %s; shipped from its start next sweep", shipped, id)
 		s.keep(d)
 		return false
 	}

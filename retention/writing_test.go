@@ -156,3 +156,47 @@ func TestEverySweepFinalizesFinishedFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, st.Finished)
 }
+
+// TestReplacedFileIsShippedFromItsStart: a completed session file shipped
+// and finalized, then removed and replaced under the same name by a
+// different, longer session (the inode may well be reused), is a new
+// file: the sweep ships every one of its lines before deleting it.
+func TestReplacedFileIsShippedFromItsStart(t *testing.T) {
+	r := newLiveRig(t)
+	job := filepath.Join(r.root, "job1")
+	require.NoError(t, os.MkdirAll(job, 0o755))
+	p := filepath.Join(job, "session_20260301T100000Z_pod-a.jsonl")
+	first := time.Now().Add(-50 * time.Hour)
+	require.NoError(t, os.WriteFile(p, []byte(session(first, first.Add(time.Minute), "completed")), 0o644))
+	require.NoError(t, os.Chtimes(p, first, first))
+	r.ship()
+	fin, err := finalize.New(finalize.DefaultConfig(), r.inst, r.inst.Ledger(), nil)
+	require.NoError(t, err)
+	out, err := fin.File(context.Background(), p)
+	require.NoError(t, err)
+	require.True(t, out.Finished)
+
+	require.NoError(t, os.Remove(p))
+	second := time.Now().Add(-40 * time.Hour)
+	var b strings.Builder
+	b.WriteString(line("SESSION_START", second, `"agent_id":"replacement"`))
+	for i := range 40 {
+		b.WriteString(line("TOOL_RESULT", second.Add(time.Duration(i)*time.Second), `"n":`+strconv.Itoa(i)))
+	}
+	b.WriteString(line("SESSION_END", second.Add(time.Minute), `"reason":"completed"`))
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+	require.NoError(t, os.Chtimes(p, second, second))
+
+	rep := r.sweep()
+	require.Equal(t, 1, rep.FilesDeleted, rep.Summary())
+	got := r.inLoki(p, 3+2+42)
+	lines := map[string]bool{}
+	for _, es := range got {
+		for _, e := range es {
+			lines[e.Line] = true
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		assert.True(t, lines[l], "the replacement's line is in Loki: %s", l)
+	}
+}

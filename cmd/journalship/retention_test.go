@@ -65,7 +65,7 @@ func TestRetentionOnce(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, l.Record(ctx, []ledger.Segment{{Path: done, Start: 0, End: int64(len(content)), Lines: 2, FirstSeq: -1, LastSeq: -1}}))
-	require.NoError(t, l.MarkFinished(ctx, done, int64(len(content)), int64(len(content))))
+	require.NoError(t, l.MarkFinished(ctx, done, "", int64(len(content)), int64(len(content))))
 	require.NoError(t, l.Close())
 
 	run := func(extra ...string) string {
