@@ -76,6 +76,8 @@ func (a *auditor) finish(failed bool) Report {
 	assess(r, a.cfg)
 	if failed {
 		r.Severity, r.UsableForRecovery = SeverityUnreadable, false
+	} else if r.TotalLines == 0 {
+		r.Empty = true
 	}
 	r.SizeAlert = r.Size > a.cfg.FileSizeAlert
 	normalize(r)

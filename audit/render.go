@@ -87,6 +87,10 @@ func count(n int, one, many string) string {
 
 func (t *TableWriter) details(r Report) {
 	t.printf("\n%s: %s\n", safePath(r.Path), r.Level())
+	if r.Empty {
+		t.printf("  empty: no line yet (a session that has not written, or a file truncated to nothing)\n")
+		return
+	}
 	if r.TailTruncated {
 		t.printf("  truncated tail: %d bytes at offset %d, discarded by recovery: %s\n", r.TailBytes, r.TailOffset, r.TailPreview)
 	}

@@ -48,6 +48,10 @@ type Report struct {
 	CorruptionRatio   float64 `json:"corruption_ratio"`
 	Severity          string  `json:"severity"`
 	UsableForRecovery bool    `json:"usable_for_recovery"`
+	// Empty: the file was read and holds no line (blank lines at most): a
+	// session that has not written yet. The seed's severity is
+	// "unreadable" (nothing to recover from); the level is only Warning.
+	Empty bool `json:"empty,omitempty"`
 
 	// SchemaVersion is the buffer_schema_version SESSION_START declared (0
 	// if none); BestEffort: that version is unknown, so lines were judged
@@ -133,13 +137,16 @@ func (l Level) String() string {
 // MarshalText renders the level as its name, for JSON.
 func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
-// Level is Corrupt when the file is unreadable or not usable for recovery
+// Level is Warning for an empty file; Corrupt when the file is unreadable
+// or not usable for recovery
 // (its corruption ratio is over the threshold the report was made with);
 // Warning for a truncated tail, any corrupt or schema-invalid line, seq
 // gaps, duplicates or regressions, a missing SESSION_END, a size alert or
 // any problem; Clean otherwise.
 func (r Report) Level() Level {
 	switch {
+	case r.Empty:
+		return Warning
 	case r.Severity == SeverityUnreadable || !r.UsableForRecovery:
 		return Corrupt
 	case r.TailTruncated, r.CorruptLines > 0, r.SchemaInvalidLines > 0,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/journalship/journalship/finalize"
@@ -124,6 +125,8 @@ func (a *Agent) Sweep(ctx context.Context) (*Report, error) {
 // openRoot checks the root (an existing directory, not a symlink) and
 // opens it as an os.Root.
 func openRoot(root string) (*os.Root, error) {
+	// Cleaned first: Lstat("link/") and Lstat("link/.") follow the link.
+	root = filepath.Clean(root)
 	info, err := os.Lstat(root)
 	if err != nil {
 		return nil, &RootError{Root: root, Err: err}

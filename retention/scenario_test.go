@@ -181,6 +181,11 @@ func TestSymlinksAreNeverFollowed(t *testing.T) {
 	_, err := e.agent(nil).Sweep(context.Background())
 	var re *RootError
 	require.ErrorAs(t, err, &re, "a symlinked root is refused")
+	for _, spelling := range []string{linkedRoot + "/", linkedRoot + "//", linkedRoot + "/."} {
+		e.cfg.Root = spelling
+		_, err = e.agent(nil).Sweep(context.Background())
+		require.ErrorAs(t, err, &re, "a symlinked root spelled %q is refused too", spelling)
+	}
 	assert.True(t, exists(outsideFile))
 }
 

@@ -90,6 +90,7 @@ func TestVerifyExitCodes(t *testing.T) {
 	lines := strings.SplitAfter(string(cleanFile(t, c).Data), "\n")
 	damaged := lines[0] + strings.Repeat("garbage\n{\n", 3) + strings.Join(lines[1:], "")
 	bad := write("bad/session_b.jsonl", []byte(damaged)) // 6 corrupt lines in 29: 21%
+	emptyJournal := write("nothing/session_c.jsonl", nil)
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "empty"), 0o755))
 
 	cases := []struct {
@@ -105,6 +106,7 @@ func TestVerifyExitCodes(t *testing.T) {
 		{"the worst file decides", []string{clean, bad}, exitCorrupt, "1 clean, 0 with warnings, 1 corrupt"},
 		{"a path that does not exist is a usage error", []string{clean, filepath.Join(root, "nope")}, exitUsage, ""},
 		{"no journal files", []string{filepath.Join(root, "empty")}, exitClean, "no journal files found"},
+		{"an empty journal is a warning", []string{emptyJournal}, exitWarnings, "empty: no line yet"},
 		{"no path", nil, exitUsage, ""},
 		{"unknown flag", []string{"--frobnicate", clean}, exitUsage, ""},
 		{"threshold out of range", []string{"--threshold", "1.5", clean}, exitUsage, ""},
