@@ -19,6 +19,12 @@ const (
 	CauseAuth             = "auth"              // 401/403, or the bearer token file cannot be read
 	CauseNotFound         = "not_found"         // 404: wrong URL or gateway route
 	CauseUnexpected       = "unexpected_status" // 1xx/3xx and other answers Loki does not give
+	// CauseRequestRefused is a 400 that is not about the lines: a refused
+	// stream (duplicate or invalid label, a tenant limit on labels or
+	// metadata) or an answer that names no line. The lines are not at
+	// fault, so they are retried (and the refusal alerted) until the
+	// configuration is fixed, never dead-lettered.
+	CauseRequestRefused = "request_refused"
 	CauseUnknown          = "unknown"           // an error this package did not produce
 )
 

@@ -245,11 +245,17 @@ func parseMissingEnforced(msg string) (parsedMessage, bool) {
 }
 
 // mapMessage maps one distributor message that Loki counted count times.
+//
+// A stream-level message (about the labels, not any line) is not mapped
+// to entries: it reports false, and the request is retried as a whole.
 func (v *reqView) mapMessage(msg string, count int) bool {
 	for _, parse := range distributorMessages {
 		pm, ok := parse(msg)
 		if !ok {
 			continue
+		}
+		if pm.match == nil {
+			return false // the stream is refused, not its lines
 		}
 		i, found := v.findSegment(pm.labels)
 		if !found {
@@ -258,7 +264,7 @@ func (v *reqView) mapMessage(msg string, count int) bool {
 		n := v.rejectWhere(i, msg, pm.match)
 		// An entry error counted more often than entries match: the texts
 		// do not describe this request as it was sent.
-		return n > 0 && (pm.match == nil || n >= count)
+		return n > 0 && n >= count
 	}
 	return false
 }

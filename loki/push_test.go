@@ -282,14 +282,18 @@ func TestPushConfirmationsAreBounded(t *testing.T) {
 	assert.Equal(t, len(fixtureEntries)-4, res.Entries)
 }
 
-func TestPushEmpty400RejectsTheRequest(t *testing.T) {
+// TestPushEmpty400IsRetried: a 400 that names no line (a proxy's, or a
+// tenant problem) is retried, not a reason to dead-letter every line.
+func TestPushEmpty400IsRetried(t *testing.T) {
 	f := newFakeLoki(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadRequest) })
 	c, _ := newTestClient(t, f.srv.URL, nil)
 	res, err := c.Push(context.Background(), fixtureBatch(t))
-	require.NoError(t, err)
-	require.Len(t, res.Rejected, len(fixtureEntries))
+	var re *RetryableError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, CauseRequestRefused, re.Cause)
+	assert.Contains(t, re.Body, "without a reason")
+	assert.Empty(t, res.Rejected)
 	assert.Zero(t, res.Entries)
-	assert.Contains(t, res.Rejected[0].Reason, "without a reason")
 }
 
 func sortedRefs(rs []Rejection) []int {

@@ -126,12 +126,13 @@ type mapping struct {
 }
 
 // mapRejections maps the answer to a 400 for request r to the entries Loki
-// refused. Entries it cannot single out are all rejected with the whole body:
-// a refused entry is never taken as stored. complete is false when the answer
-// was cut at maxAnswerBytes: the entries of the missing messages are unknown,
-// so every entry not mapped is rejected too. A non-nil error means the
-// request must be retried as a whole instead (rate-limited entries listed in
-// a 400).
+// refused. An answer that cannot be mapped line by line (a stream-level
+// refusal, an unknown text) is a *RetryableError (CauseRequestRefused): the
+// request is retried as a whole, never dead-lettered. complete is false
+// when the answer was cut at maxAnswerBytes: the entries of the missing
+// messages are unknown, so every entry not mapped is rejected (a refused
+// entry is never taken as stored). A non-nil error also means the request
+// must be retried as a whole (rate-limited entries listed in a 400).
 func mapRejections(b *Batch, r request, status int, body string, complete bool) (mapping, error) {
 	body = strings.TrimSpace(body)
 	if body == "" {
@@ -151,7 +152,13 @@ func mapRejections(b *Batch, r request, status int, body string, complete bool) 
 	} else {
 		ok = v.mapDistributor(body)
 	}
-	if !ok || !complete {
+	if !ok && complete {
+		// Not about the lines (a refused stream, a tenant or label
+		// problem) or not understood: dead-lettering every line would
+		// lose them for a configuration mistake; retry, and alert.
+		return mapping{}, &RetryableError{Cause: CauseRequestRefused, Status: status, Body: truncateBody(body)}
+	}
+	if !complete {
 		v.rejectRest()
 	}
 	m := mapping{rejected: v.rejections()}

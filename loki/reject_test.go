@@ -37,12 +37,14 @@ func refsOf(rs []Rejection) []int {
 }
 
 func TestMapRejections(t *testing.T) {
-	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
 	tests := []struct {
 		file   string
 		refs   []int
 		reason map[int]string // substring expected in the reason of a ref
 		whole  []int          // refs whose reason must be the whole answer
+		// refused: the answer is not about lines (a refused stream) or not
+		// understood: the request is retried as a whole, nothing rejected.
+		refused bool
 	}{
 		{file: "too_old_single.txt", refs: []int{3}, reason: map[int]string{3: "has timestamp too old: 2026-03-01T10:00:01Z"}},
 		// Loki refused 2 of the 3 entries of second 10:00:00 in stream A:
@@ -52,21 +54,26 @@ func TestMapRejections(t *testing.T) {
 			5: "max entry size '256' bytes exceeded", 6: "structured metadata too large: '15' bytes", 8: "too many structured metadata labels: '2'",
 		}},
 		{file: "disallowed.txt", refs: []int{4, 6, 8}, reason: map[int]string{4: "disallowed", 8: "disallowed"}},
-		{file: "stream_level.txt", refs: []int{4, 5, 6, 7, 8, 9}, reason: map[int]string{
-			4: "missing required labels 'team,env'", 7: "label value too long",
-		}},
-		{file: "label_names.txt", refs: []int{0, 1, 2, 3}, reason: map[int]string{0: "16 label names; limit 15"}},
+		{file: "stream_level.txt", refused: true},
+		{file: "label_names.txt", refused: true},
 		{file: "ingester_too_far_behind.txt", refs: []int{0, 1}, reason: map[int]string{0: "entry too far behind", 1: "entry too far behind"}},
 		{file: "ingester_truncated.txt", refs: []int{7, 8, 9}, reason: map[int]string{7: "entry out of order"}, whole: []int{8, 9}},
-		{file: "unparseable.txt", refs: all, whole: all},
-		{file: "unknown_stream.txt", refs: all, whole: all},
-		{file: "count_mismatch.txt", refs: all, whole: []int{0, 1, 2, 4, 5, 6, 7, 8, 9}, reason: map[int]string{3: "too old"}},
-		{file: "missing_labels.txt", refs: all, whole: all},
+		{file: "unparseable.txt", refused: true},
+		{file: "unknown_stream.txt", refused: true},
+		{file: "count_mismatch.txt", refused: true},
+		{file: "missing_labels.txt", refused: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			answer := readAnswer(t, tt.file)
 			rs, err := mapFixture(t, 400, answer)
+			if tt.refused {
+				var re *RetryableError
+				require.ErrorAs(t, err, &re)
+				assert.Equal(t, CauseRequestRefused, re.Cause)
+				assert.Empty(t, rs, "no line is dead-lettered for a refused request")
+				return
+			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.refs, refsOf(rs))
 			byRef := map[int]string{}

@@ -203,6 +203,29 @@ func TestNewInstanceRefusesBadSettings(t *testing.T) {
 	require.Error(t, err)
 	_, err = NewInstance(getter(map[string]string{"Label_Keys": "session_id"}))
 	assert.ErrorContains(t, err, "session_id")
+	for _, labels := range []string{"node=prod-1", "service_name=x,event_type=y"} {
+		_, err = NewInstance(getter(map[string]string{"Labels": labels, "Metrics_Address": "off", "Ledger_Path": "none",
+			"Dead_Letter_Path": filepath.Join(t.TempDir(), "dl")}))
+		assert.ErrorContains(t, err, "is also a per-line label", "Labels %s: Loki would refuse every request", labels)
+		assert.ErrorContains(t, err, "Labels or from Label_Keys")
+	}
+}
+
+// TestStreamRefusedIsRetriedNotDeadLettered: a real Loki that refuses the
+// stream itself (here a tenant limit of 5 characters per label value, and
+// the node label is longer) gets the flush handed back for retry, with not one line in the
+// dead-letter file or claimed in the ledger: the lines are not at fault.
+func TestStreamRefusedIsRetriedNotDeadLettered(t *testing.T) {
+	loki := lokiproc.ForTest(t, lokiproc.Config{Limits: map[string]any{"max_label_value_length": 5}})
+	f := newFixture(t, loki.URL, 12)
+	inst := f.instance(t)
+	for _, c := range f.chunks(rand.New(rand.NewSource(12)))[:3] {
+		assert.Equal(t, Retry, inst.Flush(c, "t"))
+	}
+	assert.Empty(t, readDeadLetters(t, f.settings["Dead_Letter_Path"]), "no line dead-lettered for a refused stream")
+	files, err := inst.Ledger().Files(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, files, "nothing claimed as shipped")
 }
 
 // TestTooFarBehindIsNotLostBehindAnotherStream: Loki refuses an entry more

@@ -116,6 +116,10 @@ func (p *Pipeline) countRetry(err error) {
 	if p.deps.Metrics != nil && errors.As(err, &re) {
 		p.deps.Metrics.Retries.WithLabelValues(re.Cause).Inc()
 	}
+	if re != nil && re.Cause == loki.CauseRequestRefused {
+		p.deps.Logger.Warnf("Loki refuses the request itself, not its lines: fix the configuration (labels, tenant limits, a proxy in front of Loki); the lines are kept and retried: %v", err)
+		return
+	}
 	p.deps.Logger.Warnf("flush handed back for retry: %v", err)
 }
 
@@ -130,7 +134,7 @@ func (p *Pipeline) tenantLabel() string {
 // RetryCauses are the cause label values of retries_total.
 var RetryCauses = []string{loki.CauseRateLimited, loki.CauseServerError, loki.CauseIngestionBlocked,
 	loki.CauseNetwork, loki.CauseTimeout, loki.CauseCanceled, loki.CauseAuth, loki.CauseNotFound,
-	loki.CauseUnexpected, loki.CauseUnknown, "dead_letter", "ledger"}
+	loki.CauseUnexpected, loki.CauseRequestRefused, loki.CauseUnknown, "dead_letter", "ledger"}
 
 // PresetCost creates the cost series of the given price table entries at
 // zero for this pipeline's tenant (the entries a reloaded table adds

@@ -9,6 +9,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/journalship/journalship/enrich"
@@ -88,5 +90,29 @@ func (c Config) Validate() error {
 	if c.Now == nil {
 		errs = append(errs, errors.New("pipeline: no clock"))
 	}
+	errs = append(errs, c.labelClash())
 	return errors.Join(errs...)
+}
+
+// labelClash refuses a static label that is also a per-line label
+// (Label_Keys): every stream would carry the name
+// twice, Loki refuses each request ("duplicate label name") and not one
+// line would ever be stored.
+func (c Config) labelClash() error {
+	perLine := map[string]bool{}
+	for _, k := range c.Layout.Labels {
+		perLine[string(k)] = true
+	}
+	var clash []string
+	for name := range c.Enrich.Static {
+		if perLine[name] {
+			clash = append(clash, name)
+		}
+	}
+	if len(clash) == 0 {
+		return nil
+	}
+	slices.Sort(clash)
+	return fmt.Errorf("pipeline: static label %s is also a per-line label (Label_Keys): Loki would refuse every stream for a duplicate label name; drop it from Labels or from Label_Keys",
+		strings.Join(clash, ", "))
 }

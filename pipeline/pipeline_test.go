@@ -206,4 +206,10 @@ func TestConfigValidate(t *testing.T) {
 	assert.Error(t, c.Validate())
 	_, err := ParseKeys("job_id, nope")
 	assert.ErrorContains(t, err, `unknown key "nope"`)
+
+	c = DefaultConfig()
+	c.Enrich.Static = map[string]string{"service_name": "x", "node": "prod-1"}
+	assert.ErrorContains(t, c.Validate(), "static label node is also a per-line label", "Loki refuses a duplicate label name")
+	c.Layout.Labels = []Key{KeyEventType}
+	assert.NoError(t, c.Validate(), "without node among the per-line labels")
 }
