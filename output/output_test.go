@@ -203,6 +203,11 @@ func TestNewInstanceRefusesBadSettings(t *testing.T) {
 	require.Error(t, err)
 	_, err = NewInstance(getter(map[string]string{"Label_Keys": "session_id"}))
 	assert.ErrorContains(t, err, "session_id")
+	for _, size := range []string{"17179869185G", "9223372036854775807", "2T", "1025G"} {
+		_, err = NewInstance(getter(map[string]string{"Max_Line_Bytes": size, "Metrics_Address": "off", "Ledger_Path": "none",
+			"Dead_Letter_Path": filepath.Join(t.TempDir(), "dl")}))
+		assert.ErrorContains(t, err, "setting Max_Line_Bytes", "%s overflows or is absurd: refused, not wrapped", size)
+	}
 	for _, labels := range []string{"node=prod-1", "service_name=x,event_type=y"} {
 		_, err = NewInstance(getter(map[string]string{"Labels": labels, "Metrics_Address": "off", "Ledger_Path": "none",
 			"Dead_Letter_Path": filepath.Join(t.TempDir(), "dl")}))

@@ -230,12 +230,22 @@ func (p *parser) size(name string, dst *int) {
 		}
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err == nil && n < 0 {
+	switch {
+	case err != nil:
+	case n < 0:
 		err = fmt.Errorf("negative size")
+	case n > maxSize/mult:
+		err = fmt.Errorf("%q is larger than %d bytes (1T), which no setting takes: a typo?", p.get(name), maxSize)
 	}
 	p.fail(name, err)
-	*dst = n * mult
+	if err == nil {
+		*dst = n * mult
+	}
 }
+
+// maxSize bounds every size setting (1 TiB), so a typo such as
+// 17179869185G is refused instead of wrapping around to a small number.
+const maxSize = 1 << 40
 
 func (p *parser) headers(name string, dst *map[string]string) {
 	v := p.get(name)
