@@ -25,6 +25,7 @@ type batch struct {
 type span struct {
 	off        int64
 	start, end int
+	cut        int64 // the line's full length when only its start is held
 }
 
 func (b *batch) reset() {
@@ -34,7 +35,7 @@ func (b *batch) reset() {
 func (b *batch) records(path []byte, now time.Time) []chunk.Record {
 	for _, s := range b.spans {
 		b.recs = append(b.recs, chunk.Record{Time: now, Line: b.buf[s.start:s.end:s.end], Path: path,
-			Offset: s.off, HasOffset: true, Index: len(b.recs)})
+			Offset: s.off, HasOffset: true, Index: len(b.recs), Cut: s.cut})
 	}
 	return b.recs
 }
@@ -68,22 +69,30 @@ func (r *Runner) shipFile(ctx context.Context, path string) error {
 	var b batch
 	var off int64
 	var long []byte
+	var partLen int64 // bytes of the current line read in earlier parts
+	cut := false      // the current line is over MaxLineBytes: only its start is kept
 	pathBytes := []byte(path)
 	for {
 		chunkPart, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(long)+len(chunkPart) > r.cfg.MaxLineBytes {
-				return fmt.Errorf("backfill: %s: line at offset %d is longer than %d bytes", path, off, r.cfg.MaxLineBytes)
+			// A line over MaxLineBytes is not held whole: its first
+			// bytes and its size go to the dead-letter file, the rest of
+			// the file ships.
+			partLen += int64(len(chunkPart))
+			if cut = cut || len(long)+len(chunkPart) > r.cfg.MaxLineBytes; cut {
+				long = append(long, chunkPart[:min(len(chunkPart), max(0, cutPrefix-len(long)))]...)
+				long = long[:min(len(long), cutPrefix)]
+				continue
 			}
 			long = append(long, chunkPart...)
 			continue
 		}
 		line := chunkPart
-		if len(long) > 0 {
+		if len(long) > 0 && !cut {
 			line = append(long, chunkPart...)
 		}
 		if errors.Is(err, io.EOF) {
-			if len(line) > 0 {
+			if len(line) > 0 || cut {
 				r.stats.PartialTails++
 			}
 			break
@@ -91,9 +100,17 @@ func (r *Runner) shipFile(ctx context.Context, path string) error {
 		if err != nil {
 			return fmt.Errorf("backfill: read %s at offset %d: %w", path, off, err)
 		}
-		r.addLine(&b, line, off, shipped)
-		off += int64(len(line))
-		long = long[:0]
+		if cut {
+			full := partLen + int64(len(chunkPart))
+			r.addCut(&b, long, off, full, shipped)
+			off += full
+			long, partLen, cut = long[:0], 0, false
+		} else {
+			partLen = 0
+			r.addLine(&b, line, off, shipped)
+			off += int64(len(line))
+			long = long[:0]
+		}
 		if len(b.spans) >= r.cfg.BatchLines || len(b.buf) >= r.cfg.BatchBytes {
 			if err := r.flush(ctx, &b, pathBytes, path); err != nil {
 				return err
@@ -120,6 +137,22 @@ func (r *Runner) addLine(b *batch, line []byte, off int64, shipped []ledger.Rang
 	start := len(b.buf)
 	b.buf = append(b.buf, text...)
 	b.spans = append(b.spans, span{off: off, start: start, end: len(b.buf)})
+}
+
+// cutPrefix is how much of a line over MaxLineBytes is kept for its dead
+// letter.
+const cutPrefix = 4096
+
+// addCut adds a line of full bytes (with its \n) at off of which only
+// prefix is held, unless it is shipped already.
+func (r *Runner) addCut(b *batch, prefix []byte, off, full int64, shipped []ledger.Range) {
+	if covered(shipped, off, off+full) {
+		r.stats.Skipped++
+		return
+	}
+	start := len(b.buf)
+	b.buf = append(b.buf, prefix...)
+	b.spans = append(b.spans, span{off: off, start: start, end: len(b.buf), cut: full - 1})
 }
 
 func covered(rs []ledger.Range, start, end int64) bool {

@@ -27,6 +27,11 @@ type Record struct {
 	Index int
 	// Start is the byte position of the event in the chunk.
 	Start int
+	// Cut, when > 0, says Line holds only the first bytes of a line of Cut
+	// bytes (without its newline) that was too long to hold in memory.
+	// Never set by the decoder; the CLI's file reader sets it, and the
+	// pipeline dead-letters such a line with its first bytes and size.
+	Cut int64
 }
 
 // Decoder decodes chunks. It holds one reusable Record, so a Decoder must

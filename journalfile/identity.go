@@ -111,25 +111,30 @@ func (id Identity) String() string {
 
 // Holds checks that the file at path holds line at offset, a complete line
 // (followed by "\n" or "\r\n"), and returns the file's identity, read
-// from the same open file. ErrChanged means the path no longer holds that
-// line: the file was replaced or rewritten since the line was read, and
-// nothing may be recorded for it under this path.
-func Holds(path string, offset int64, line []byte) (Identity, error) {
+// from the same open file. A line cut short (only its first bytes held)
+// has size, its full length, larger than len(line); size 0 means
+// len(line). ErrChanged means the path no longer holds that line: the
+// file was replaced or rewritten since the line was read, and nothing may
+// be recorded for it under this path.
+func Holds(path string, offset int64, line []byte, size int64) (Identity, error) {
+	if size < int64(len(line)) {
+		size = int64(len(line))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	buf := make([]byte, len(line)+2)
-	n, err := f.ReadAt(buf, offset)
+	head := make([]byte, len(line))
+	if _, err := f.ReadAt(head, offset); err != nil || !bytes.Equal(head, line) {
+		return "", ErrChanged
+	}
+	end := make([]byte, 2)
+	n, err := f.ReadAt(end, offset+size)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", err
 	}
-	got := buf[:n]
-	if len(got) <= len(line) || !bytes.Equal(got[:len(line)], line) {
-		return "", ErrChanged
-	}
-	if rest := got[len(line):]; rest[0] != '\n' && (len(rest) < 2 || rest[0] != '\r' || rest[1] != '\n') {
+	if rest := end[:n]; n == 0 || (rest[0] != '\n' && (n < 2 || rest[0] != '\r' || rest[1] != '\n')) {
 		return "", ErrChanged
 	}
 	return IdentityOfFile(f)

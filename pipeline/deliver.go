@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
@@ -158,7 +159,7 @@ func (p *Pipeline) segments(w *work) []ledger.Segment {
 		if it.after.Known && !it.after.AtStart {
 			high = it.after.Seq
 		}
-		end := r.Offset + int64(len(r.Line)) + 1
+		end := r.Offset + lineLen(r) + 1
 		if cur != nil && cur.Path == string(r.Path) && r.Offset-cur.End >= 0 && r.Offset-cur.End <= 1 {
 			cur.End, cur.LastSeq = end, high
 			cur.Lines++
@@ -191,7 +192,7 @@ func (p *Pipeline) identify(w *work) []ledger.Segment {
 			continue
 		}
 		r := &w.recs[w.last[k]]
-		id, err := journalfile.Holds(path, r.Offset, r.Line)
+		id, err := journalfile.Holds(path, r.Offset, r.Line, r.Cut)
 		if err != nil {
 			bad[path] = err
 			continue
@@ -210,4 +211,10 @@ func (p *Pipeline) identify(w *work) []ledger.Segment {
 	}
 	w.segs = kept
 	return kept
+}
+
+// lineLen is the length of the record's line in its file: Cut when only
+// its first bytes are held.
+func lineLen(r *chunk.Record) int64 {
+	return max(int64(len(r.Line)), r.Cut)
 }

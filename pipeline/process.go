@@ -151,8 +151,12 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, i int, prev integrity.Prev) 
 	it.annots |= annotsOf(ev, j)
 	it.missing = j.Missing()
 	p.attributeModel(w, f, i)
-	if len(r.Line) > p.cfg.MaxLineBytes {
-		w.deadLetter(i, dlTooLong, fmt.Sprintf("line of %d bytes exceeds Max_Line_Bytes %d", len(r.Line), p.cfg.MaxLineBytes))
+	if n := lineLen(r); n > int64(p.cfg.MaxLineBytes) {
+		reason := fmt.Sprintf("line of %d bytes exceeds Max_Line_Bytes %d", n, p.cfg.MaxLineBytes)
+		if r.Cut > 0 {
+			reason += fmt.Sprintf("; too long to read whole, its first %d bytes are kept here", len(r.Line))
+		}
+		w.deadLetter(i, dlTooLong, reason)
 	} else {
 		p.buildEntry(w, f, i, j)
 	}
