@@ -26,6 +26,7 @@ type recorder struct {
 	calls  int
 	fail   int
 	err    error
+	onShip func([]chunk.Record) // sees every shipped call's records
 }
 
 func (r *recorder) Ship(ctx context.Context, recs []chunk.Record, _ string) (pipeline.Result, error) {
@@ -37,6 +38,9 @@ func (r *recorder) Ship(ctx context.Context, recs []chunk.Record, _ string) (pip
 	}
 	if r.err != nil {
 		return pipeline.Result{}, r.err
+	}
+	if r.onShip != nil {
+		r.onShip(recs)
 	}
 	var segs []ledger.Segment
 	for _, rec := range recs {
@@ -170,14 +174,26 @@ func TestDiscoverReturnsAbsolutePaths(t *testing.T) {
 func TestLongLinesAreBoundedAndNamed(t *testing.T) {
 	rec, root := setup(t)
 	a := filepath.Join(root, "job-a", "s1.jsonl")
-	write(t, a, "{\"seq\":0}\n"+string(bytes.Repeat([]byte("x"), 3<<20))+"\n")
+	long := string(bytes.Repeat([]byte("x"), 3<<20))
+	write(t, a, "{\"seq\":0}\n"+long+"\n{\"seq\":2}\n")
 	cfg := DefaultConfig()
 	cfg.MaxLineBytes = 2 << 20
+	var got []chunk.Record
+	rec.onShip = func(recs []chunk.Record) {
+		for _, r := range recs {
+			got = append(got, chunk.Record{Line: append([]byte(nil), r.Line...), Offset: r.Offset, Cut: r.Cut})
+		}
+	}
 	r, err := New(cfg, rec, rec.ledger)
 	require.NoError(t, err)
 	_, err = r.Run(context.Background(), root)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), a+": line at offset 10 is longer than")
+	require.NoError(t, err, "a line over MaxLineBytes does not stop the file")
+	require.Len(t, got, 3, "the lines after it ship too")
+	assert.Equal(t, int64(10), got[1].Offset)
+	assert.Equal(t, int64(len(long)), got[1].Cut, "its full length")
+	assert.Equal(t, long[:len(got[1].Line)], string(got[1].Line), "its first bytes only")
+	assert.LessOrEqual(t, len(got[1].Line), cutPrefix)
+	assert.Equal(t, int64(10+len(long)+1), got[2].Offset, "the next line's offset counts every byte")
 
 	rec2, root2 := setup(t)
 	b := filepath.Join(root2, "job-a", "s1.jsonl")
