@@ -93,12 +93,17 @@ func (c *Client) Push(ctx context.Context, b *Batch) (Result, error) {
 }
 
 func (c *Client) push(ctx context.Context, b *Batch, depth int) (Result, error) {
+	return c.pushLimit(ctx, b, c.cfg.MaxRequestBytes, depth)
+}
+
+// pushLimit is push with requests of at most limit bytes.
+func (c *Client) pushLimit(ctx context.Context, b *Batch, limit, depth int) (Result, error) {
 	var res Result
 	if b == nil || b.Len() == 0 {
 		return res, nil
 	}
 	var permanent error
-	for _, r := range b.plan(c.cfg.MaxRequestBytes, c.cfg.MultiStreamRequests) {
+	for _, r := range b.plan(limit, c.cfg.MultiStreamRequests) {
 		raw, body, err := b.encode(r)
 		if err != nil {
 			return res, err
@@ -112,6 +117,21 @@ func (c *Client) push(ctx context.Context, b *Batch, depth int) (Result, error) 
 		res.Bytes += len(body)
 		c.m.bytes.Add(float64(len(body)))
 		c.m.rawBytes.Add(float64(len(raw)))
+		if status == http.StatusRequestEntityTooLarge && r.entries > 1 {
+			// A proxy in front of Loki (or Loki's server limit) takes
+			// smaller requests than Max_Request_Bytes: the same entries
+			// again, in halves, down to one entry a request.
+			c.m.requests.WithLabelValues(OutcomeSplit).Inc()
+			sub, err := c.pushLimit(ctx, b.subBatch(r), max(r.size/2, 1), depth)
+			res.add(sub)
+			if err != nil && !isPermanent(err) {
+				return res, err
+			}
+			if err != nil && permanent == nil {
+				permanent = err
+			}
+			continue
+		}
 		m, err := c.judge(b, r, status, answer, complete)
 		if err != nil && !isPermanent(err) {
 			return res, err
@@ -126,11 +146,8 @@ func (c *Client) push(ctx context.Context, b *Batch, depth int) (Result, error) 
 			c.m.entries.Add(float64(r.entries - len(m.rejected)))
 			continue
 		}
-		sub, err := c.push(ctx, m.confirm, depth+1)
-		res.Requests += sub.Requests
-		res.Bytes += sub.Bytes
-		res.Entries += sub.Entries
-		res.Rejected = append(res.Rejected, sub.Rejected...)
+		sub, err := c.pushLimit(ctx, m.confirm, limit, depth+1)
+		res.add(sub)
 		if err != nil && !isPermanent(err) {
 			return res, err
 		}
@@ -164,4 +181,12 @@ func (c *Client) judge(b *Batch, r request, status int, answer string, complete 
 	}
 	c.m.requests.WithLabelValues(outcome).Inc()
 	return m, err
+}
+
+// add counts a sub-push's result into r.
+func (r *Result) add(sub Result) {
+	r.Requests += sub.Requests
+	r.Bytes += sub.Bytes
+	r.Entries += sub.Entries
+	r.Rejected = append(r.Rejected, sub.Rejected...)
 }

@@ -149,3 +149,19 @@ func (b *Batch) requestEntries(r request, f func(s *stream, i int)) {
 		}
 	}
 }
+
+// subBatch returns a new batch of the entries of request r of the last
+// plan, with their labels, metadata and refs.
+func (b *Batch) subBatch(r request) *Batch {
+	out := NewBatch()
+	b.requestEntries(r, func(s *stream, i int) {
+		e := &s.entries[i]
+		md := make([]Label, len(e.StructuredMetadata))
+		for j, l := range e.StructuredMetadata {
+			md[j] = Label(l)
+		}
+		// The labels and entry were accepted by Add before: no error.
+		_ = out.Add(s.labels, Entry{Timestamp: e.Timestamp, Line: e.Line, Metadata: md, Ref: s.refs[i]})
+	})
+	return out
+}

@@ -14,6 +14,8 @@ const (
 	OutcomeSuccess   = "success"
 	OutcomePartial   = "partial"
 	OutcomePermanent = "permanent"
+	// OutcomeSplit: 413, the request was sent again in halves.
+	OutcomeSplit = "split"
 )
 
 // metrics are the client's Prometheus collectors. Several clients given the

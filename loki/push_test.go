@@ -69,11 +69,11 @@ func TestPushMapsA400ToRejectedEntries(t *testing.T) {
 	assert.Equal(t, 3.0, testutil.ToFloat64(c.m.rejected))
 }
 
-// splitBatch makes several requests; the second is refused with a 413.
+// splitBatch makes several requests; the second is refused with a 422.
 func TestPushPermanentRequestDoesNotStopTheOthers(t *testing.T) {
 	f := newFakeLoki(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n == 1 {
-			http.Error(w, "request body too large: 5000000 bytes, limit: 4194304 bytes", http.StatusRequestEntityTooLarge)
+			http.Error(w, "unprocessable", http.StatusUnprocessableEntity)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -83,7 +83,7 @@ func TestPushPermanentRequestDoesNotStopTheOthers(t *testing.T) {
 	res, err := c.Push(context.Background(), b)
 	var pe *PermanentError
 	require.True(t, errors.As(err, &pe), "got %v", err)
-	assert.Equal(t, 413, pe.Status)
+	assert.Equal(t, 422, pe.Status)
 	retryable, class := Classify(err)
 	assert.False(t, retryable)
 	assert.Equal(t, ClassPermanent, class)
@@ -95,8 +95,68 @@ func TestPushPermanentRequestDoesNotStopTheOthers(t *testing.T) {
 	assert.Len(t, res.Rejected, refused)
 	assert.Equal(t, b.Len()-refused, res.Entries)
 	for _, r := range res.Rejected {
-		assert.Contains(t, r.Reason, "413")
+		assert.Contains(t, r.Reason, "422")
 	}
+}
+
+// TestPush413SplitsTheRequest: a proxy in front of Loki that takes at most
+// 3 entries a request answers 413 to the larger ones: they are sent again
+// in halves, every entry is stored, none is rejected.
+func TestPush413SplitsTheRequest(t *testing.T) {
+	var f *fakeLoki
+	f = newFakeLoki(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		f.mu.Lock()
+		entries := entriesIn(f.pushes[n])
+		f.mu.Unlock()
+		if entries > 3 {
+			http.Error(w, "<html>413 Request Entity Too Large</html>", http.StatusRequestEntityTooLarge)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	c, _ := newTestClient(t, f.srv.URL, nil)
+	b := fixtureBatch(t)
+	res, err := c.Push(context.Background(), b)
+	require.NoError(t, err)
+	assert.Empty(t, res.Rejected)
+	assert.Equal(t, b.Len(), res.Entries)
+	pushes, _ := f.received()
+	stored := 0
+	for _, p := range pushes {
+		if n := entriesIn(p); n <= 3 {
+			stored += n
+		}
+	}
+	assert.Equal(t, b.Len(), stored, "each entry stored once")
+	assert.Positive(t, testutil.ToFloat64(c.m.requests.WithLabelValues(OutcomeSplit)))
+}
+
+// TestPush413OfOneEntryRejectsIt: an entry too large on its own for what
+// answers 413 is refused for good (the dead-letter file keeps it); the
+// others are stored.
+func TestPush413OfOneEntryRejectsIt(t *testing.T) {
+	var f *fakeLoki
+	f = newFakeLoki(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		f.mu.Lock()
+		p := f.pushes[n]
+		f.mu.Unlock()
+		for _, s := range p.Streams {
+			for _, e := range s.Entries {
+				if len(e.Line) > 0 && e.Line == fixtureEntries[4].line {
+					http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+					return
+				}
+			}
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	c, _ := newTestClient(t, f.srv.URL, nil)
+	b := fixtureBatch(t)
+	res, err := c.Push(context.Background(), b)
+	var pe *PermanentError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, []int{4}, refsOf(res.Rejected))
+	assert.Equal(t, b.Len()-1, res.Entries)
 }
 
 func TestPushStopsAtTheFirstRetryableAnswer(t *testing.T) {
