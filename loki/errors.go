@@ -25,7 +25,7 @@ const (
 	// fault, so they are retried (and the refusal alerted) until the
 	// configuration is fixed, never dead-lettered.
 	CauseRequestRefused = "request_refused"
-	CauseUnknown          = "unknown"           // an error this package did not produce
+	CauseUnknown        = "unknown" // an error this package did not produce
 )
 
 // Classes reported by Classify for errors that must not be retried.
