@@ -68,6 +68,12 @@ type Ledger interface {
 	File(ctx context.Context, path string) (ledger.FileState, error)
 }
 
+// Locker is a ledger that can lock a file for its shipper
+// (*ledger.Ledger). Without it nothing is locked.
+type Locker interface {
+	LockFile(ctx context.Context, path string) (context.Context, func(), error)
+}
+
 // Stats sums up a run.
 type Stats struct {
 	Files, Lines, Shipped, DeadLettered, Skipped int
@@ -208,6 +214,7 @@ func (r *Runner) send(ctx context.Context, recs []chunk.Record, where string) er
 	r.stats.Lines += res.Lines
 	r.stats.Shipped += res.Shipped
 	r.stats.DeadLettered += res.DeadLettered
+	r.stats.Skipped += res.AlreadyShipped // found in the ledger under the file lock
 	r.stats.Bytes += res.Bytes
 	return nil
 }

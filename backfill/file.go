@@ -49,6 +49,17 @@ func (r *Runner) shipFile(ctx context.Context, path string) error {
 		return fmt.Errorf("backfill: %w", err)
 	}
 	defer f.Close()
+	if l, ok := r.ledger.(Locker); ok {
+		// Another shipper of this file (a second `journalship ship`, the
+		// finalizer, the plugin) waits while this one reads the ledger,
+		// ships and records: nothing is sent twice at the same time.
+		locked, unlock, err := l.LockFile(ctx, path)
+		if err != nil {
+			return fmt.Errorf("backfill: %w", err)
+		}
+		defer unlock()
+		ctx = locked
+	}
 	var shipped []ledger.Range
 	if r.ledger != nil {
 		st, err := r.ledger.File(ctx, path)

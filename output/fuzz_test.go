@@ -1,6 +1,7 @@
 package output
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/golang/snappy"
 	"github.com/grafana/loki/pkg/push"
 	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/journalfile"
 )
 
 // pushCounter stands in for Loki (this fuzzes input handling, not
@@ -120,7 +122,9 @@ func FuzzFlush(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var want []string
 		derr := dec.Decode(data, func(r *chunk.Record) error {
-			want = append(want, string(r.Line))
+			if !inLedger(inst, r) { // a line the ledger holds is not sent again
+				want = append(want, string(r.Line))
+			}
 			return nil
 		})
 		before := fileSize(t, dlPath)
@@ -208,4 +212,27 @@ func newDeadLetters(t *testing.T, path string, from int64) (lines []string, unde
 		lines = append(lines, d.Line)
 	}
 	return lines, undecodable
+}
+
+// inLedger tells whether the ledger holds r's bytes for the file its path
+// names now, as the pipeline's claim judges it.
+func inLedger(inst *Instance, r *chunk.Record) bool {
+	if !r.HasOffset || len(r.Path) == 0 {
+		return false
+	}
+	st, err := inst.Ledger().File(context.Background(), string(r.Path))
+	if err != nil {
+		return false
+	}
+	id, err := journalfile.IdentityOf(string(r.Path))
+	if err != nil || !journalfile.Same(st.Identity, id) {
+		return false
+	}
+	end := r.Offset + int64(len(r.Line)) + 1
+	for _, rg := range st.Ranges {
+		if rg.Start <= r.Offset && end <= rg.End {
+			return true
+		}
+	}
+	return false
 }

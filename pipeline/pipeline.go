@@ -59,7 +59,10 @@ type Result struct {
 	Lines        int
 	Shipped      int
 	DeadLettered int
-	Bytes        int64
+	// AlreadyShipped counts lines the ledger held already for their file
+	// (sent by another shipper): acknowledged, not sent again.
+	AlreadyShipped int
+	Bytes          int64
 }
 
 // RetryError means nothing may be acknowledged: the caller must offer the
@@ -121,7 +124,18 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 // Ship validates, annotates and delivers records (lines of any files, in
 // any order). It returns nil only when every record is in Loki or in the
 // dead-letter file and the ledger knows; otherwise a *RetryError.
+//
+// Each file's shipping lock is held for the call (see claim), and lines the
+// ledger already holds for the file are not sent again (AlreadyShipped).
 func (p *Pipeline) Ship(ctx context.Context, recs []chunk.Record, tag string) (Result, error) {
+	all := len(recs)
+	ctx, recs, release, err := p.claim(ctx, recs)
+	if err != nil {
+		err = &RetryError{Cause: "ledger", Err: err}
+		p.countRetry(err)
+		return Result{Lines: all}, err
+	}
+	defer release()
 	w := p.works.Get().(*work)
 	defer p.works.Put(w)
 	w.reset(recs, tag)
@@ -129,10 +143,12 @@ func (p *Pipeline) Ship(ctx context.Context, recs []chunk.Record, tag string) (R
 	p.process(ctx, w)
 	if err := p.deliver(ctx, w); err != nil {
 		p.countRetry(err)
-		return Result{Lines: len(recs)}, err
+		return Result{Lines: all}, err
 	}
 	p.account(w)
-	return w.result, nil
+	res := w.result
+	res.Lines, res.AlreadyShipped = all, all-len(recs)
+	return res, nil
 }
 
 type nopLogger struct{}

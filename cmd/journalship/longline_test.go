@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/journalship/journalship/backfill"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,4 +78,43 @@ func TestLineOverSixteenMiBIsDeadLettered(t *testing.T) {
 	fs, err := l.File(context.Background(), a)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(content)), fs.Watermark, "every byte accounted for, the long line included")
+}
+
+// TestConcurrentShipsSendEachLineOnce: two `journalship ship` runs on the
+// same files at once (sharing the ledger, as two processes on a node do)
+// send each line once between them: the per-file lock makes the second
+// wait, then find the lines in the ledger.
+func TestConcurrentShipsSendEachLineOnce(t *testing.T) {
+	loki := lokiproc.ForTest(t, lokiproc.Config{})
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sessions")
+	cfg := sample.DefaultConfig()
+	cfg.Seed, cfg.Jobs = 3, 6
+	c, err := sample.Generate(cfg)
+	require.NoError(t, err)
+	require.NoError(t, c.WriteTo(root))
+	lines := 0
+	for _, f := range c.Files {
+		lines += len(f.Lines)
+	}
+	s := map[string]string{"loki_url": loki.URL, "ledger_path": filepath.Join(dir, "ledger.db"),
+		"dead_letter_path": filepath.Join(dir, "dl.jsonl"), "metrics_address": "off", "log_level": "error"}
+	get := func(k string) string { return s[strings.ToLower(k)] }
+	var wg sync.WaitGroup
+	stats := make([]backfill.Stats, 2)
+	for i := range stats {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bc := backfill.DefaultConfig()
+			bc.BatchLines = 7 // many small flushes, so the two runs interleave
+			st, err := shipPaths(context.Background(), get, bc, root)
+			assert.NoError(t, err)
+			stats[i] = st
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, lines, stats[0].Shipped+stats[1].Shipped+stats[0].DeadLettered+stats[1].DeadLettered,
+		"each line sent once between the two runs (%+v, %+v)", stats[0], stats[1])
+	assert.Equal(t, lines, stats[0].Skipped+stats[1].Skipped, "what one sent, the other found shipped")
 }

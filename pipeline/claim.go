@@ -1,0 +1,106 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/journalfile"
+	"github.com/journalship/journalship/ledger"
+)
+
+// claimer is a ledger that locks files for their shipper and tells what
+// is shipped (*ledger.Ledger). A ledger without it claims nothing.
+type claimer interface {
+	LockFile(ctx context.Context, path string) (context.Context, func(), error)
+	File(ctx context.Context, path string) (ledger.FileState, error)
+}
+
+// claim takes the shipping lock of every file of recs, in the ledger's
+// lock order, and drops the records whose bytes the ledger already holds
+// for the file the path names now: lines another shipper sent (a
+// `journalship ship` run, the finalizer) or an earlier delivery of the
+// same chunk. The locks are held until release is called, after the
+// ledger has recorded this flush, so two shippers never send the same
+// byte range at the same time. recs is not modified; the kept records are
+// a new slice only when some were dropped.
+func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record) (context.Context, []chunk.Record, func(), error) {
+	c, ok := p.deps.Ledger.(claimer)
+	if !ok {
+		return ctx, recs, func() {}, nil
+	}
+	paths := filesOf(recs)
+	var unlocks []func()
+	release := func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+	}
+	shipped := map[string][]ledger.Range{}
+	for _, path := range paths {
+		locked, unlock, err := c.LockFile(ctx, path)
+		if err != nil {
+			release()
+			return ctx, nil, nil, err
+		}
+		ctx = locked
+		unlocks = append(unlocks, unlock)
+		if rs := p.shippedOf(ctx, c, path); len(rs) > 0 {
+			shipped[path] = rs
+		}
+	}
+	if len(shipped) == 0 {
+		return ctx, recs, release, nil
+	}
+	kept := make([]chunk.Record, 0, len(recs))
+	for _, r := range recs {
+		if r.HasOffset && covered(shipped[string(r.Path)], r.Offset, r.Offset+lineLen(&r)+1) {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	for i := range kept {
+		kept[i].Index = i
+	}
+	return ctx, kept, release, nil
+}
+
+// shippedOf returns the ranges the ledger holds for the file at path, or
+// none when they are another file's or cannot be read (then every line is
+// shipped: a duplicate, never a loss).
+func (p *Pipeline) shippedOf(ctx context.Context, c claimer, path string) []ledger.Range {
+	st, err := c.File(ctx, path)
+	if err != nil || len(st.Ranges) == 0 {
+		return nil
+	}
+	id, err := journalfile.IdentityOf(path)
+	if err != nil || !journalfile.Same(st.Identity, id) {
+		return nil
+	}
+	return st.Ranges
+}
+
+// filesOf returns the distinct paths of recs in the ledger's lock order.
+func filesOf(recs []chunk.Record) []string {
+	var paths []string
+	for i := range recs {
+		if recs[i].HasOffset && len(recs[i].Path) > 0 && !slices.Contains(paths, string(recs[i].Path)) {
+			paths = append(paths, string(recs[i].Path))
+		}
+	}
+	slices.SortFunc(paths, func(a, b string) int {
+		return cmp.Or(cmp.Compare(ledger.LockOrder(a), ledger.LockOrder(b)), cmp.Compare(a, b))
+	})
+	return paths
+}
+
+// covered tells whether [start, end) lies within one of rs.
+func covered(rs []ledger.Range, start, end int64) bool {
+	for _, rg := range rs {
+		if rg.Start <= start && end <= rg.End {
+			return true
+		}
+	}
+	return false
+}
