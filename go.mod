@@ -3,6 +3,7 @@ module github.com/journalship/journalship
 go 1.26.0
 
 require (
+	github.com/agext/levenshtein v1.2.3
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/distribution/reference v0.6.0
@@ -30,7 +31,6 @@ require (
 )
 
 require (
-	github.com/agext/levenshtein v1.2.3 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // runCLI runs a command line as main does and returns its exit status,
@@ -22,7 +24,7 @@ func runCLI(args ...string) (int, string, string) {
 // a group of their own, to stdout, and exit 0.
 func TestEveryCommandHelps(t *testing.T) {
 	shipping := map[string]bool{"ship": true, "finalize": true, "retention": true}
-	for _, cmd := range []string{"ship", "finalize", "retention", "demo", "simulate", "verify"} {
+	for _, cmd := range []string{"ship", "finalize", "retention", "demo", "simulate", "verify", "check-config"} {
 		for _, h := range []string{"--help", "-h"} {
 			code, out, errs := runCLI(cmd, h)
 			assert.Equal(t, 0, code, "%s %s: %s", cmd, h, errs)
@@ -79,4 +81,19 @@ func TestSettingsListIsReadable(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "\nMetadata_Keys  --metadata-keys\n    Per-line values sent as structured metadata.\n    default: job_id,")
 	assert.Contains(t, out, "\nTenant_ID  --tenant-id\n    Sent as X-Scope-OrgID (multi-tenant Loki).\n    default: (none)\n")
+}
+
+// TestCheckConfig: the shipped configuration passes (its notes printed);
+// a misspelt key fails with the setting meant.
+func TestCheckConfig(t *testing.T) {
+	code, out, errs := runCLI("check-config", "../../fluent-bit.conf")
+	assert.Equal(t, 0, code, "%s%s", out, errs)
+	assert.NotContains(t, out, ": error: ")
+	bad := filepath.Join(t.TempDir(), "fluent-bit.conf")
+	require.NoError(t, os.WriteFile(bad, []byte("[OUTPUT]\n    Name journalship\n    Match *\n    Loki_Ulr http://x:3100\n"), 0o644))
+	code, out, _ = runCLI("check-config", bad)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, bad+":4: error: [OUTPUT journalship] Loki_Ulr: unknown key: neither Fluent Bit nor journalship takes it; did you mean Loki_URL?")
+	code, _, _ = runCLI("check-config", filepath.Join(t.TempDir(), "nope.conf"))
+	assert.Equal(t, exitUsage, code)
 }

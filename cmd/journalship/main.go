@@ -18,6 +18,7 @@ Usage:
   journalship demo [flags]                  start a local Loki, ship a sample, show what landed
   journalship verify [--json] PATH...       check journal files' integrity (exit 0 clean, 1 warnings, 2 corrupt)
   journalship simulate --dir DIR [flags]    keep writing realistic journals, with crashes (--crash-every, --once)
+  journalship check-config FILE...          check a Fluent Bit configuration's journalship keys (misspelt, repeated, refused)
   journalship settings                      list every setting with its default
   journalship help
 
@@ -50,6 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runSimulate(args[1:], stdout)
 	case "verify":
 		return runVerify(args[1:], stdout, stderr)
+	case "check-config":
+		return runCheckConfig(args[1:], stdout, stderr)
 	case "settings":
 		printSettings(stdout)
 	case "help", "-h", "--help":

@@ -1,0 +1,69 @@
+package flbconf
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func checkFile(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	f, err := Parse(path, data)
+	require.NoError(t, err)
+	var out []string
+	for _, fd := range Check(f) {
+		out = append(out, strings.TrimPrefix(fd.String(), path+":"))
+	}
+	return out
+}
+
+// TestShippedConfigurationsAreClean: the repository's configuration and
+// its copies for the cluster and compose have no error (CI checks every
+// shipped configuration with the same code as `journalship check-config`).
+func TestShippedConfigurationsAreClean(t *testing.T) {
+	for _, p := range []string{"fluent-bit.conf", "deploy/daemonset/fluent-bit.conf", "deploy/compose/fluent-bit.conf"} {
+		for _, fd := range checkFile(t, filepath.Join("..", p)) {
+			assert.Contains(t, fd, ": note: ", "%s: %s", p, fd)
+		}
+	}
+}
+
+// TestMistakesAreFound: a misspelt key (with the setting meant), an
+// unknown one, a key set twice, a value the plugin refuses, Fluent Bit's
+// own Log_Level, and a tail input without the offset key the plugin reads.
+func TestMistakesAreFound(t *testing.T) {
+	got := checkFile(t, "testdata/bad.conf")
+	assert.Equal(t, []string{
+		"13: error: [OUTPUT journalship] Loki_Ulr: unknown key: neither Fluent Bit nor journalship takes it; did you mean Loki_URL?",
+		"14: error: [OUTPUT journalship] Url: unknown key: neither Fluent Bit nor journalship takes it",
+		"16: error: [OUTPUT journalship] Tenant_ID: set again (first on line 15): Fluent Bit hands the plugin the first value only",
+		"18: note: [OUTPUT journalship] Log_Level: Fluent Bit takes this key for the output itself; the plugin never sees it and logs at info",
+		`10: error: [OUTPUT journalship] setting Max_Line_Bytes: "17179869185G" is larger than 1099511627776 bytes (1T), which no setting takes: a typo?`,
+		`4: error: [INPUT tail] Offset_Key: is none, but the journalship output (line 10) reads the line's byte offset from the record key "offset" (Offset_Key): set Offset_Key offset here`,
+	}, got)
+}
+
+func TestYAMLMistakesAreFound(t *testing.T) {
+	got := checkFile(t, "testdata/bad.yaml")
+	assert.Equal(t, []string{
+		"14: error: [OUTPUT journalship] dead_leter_path: unknown key: neither Fluent Bit nor journalship takes it; did you mean Dead_Letter_Path?",
+	}, got)
+}
+
+func TestWildcard(t *testing.T) {
+	for _, c := range []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"*", "x", true}, {"sessions.*", "sessions.a.b", true}, {"sessions.*", "other.a", false},
+		{"a*b*c", "axxbyyc", true}, {"a*b*c", "axxbyy", false}, {"exact", "exact", true}, {"", "x", false},
+	} {
+		assert.Equal(t, c.want, wildcard(c.pattern, c.s), "%q ~ %q", c.pattern, c.s)
+	}
+}
