@@ -67,7 +67,13 @@ func namedVolume(s composetypes.ServiceConfig, target string) (composetypes.Serv
 // exist in the repository, images are pinned, host ports do not clash.
 func TestComposeLoads(t *testing.T) {
 	p := compose(t)
-	assert.ElementsMatch(t, []string{"loki", "fluent-bit", "retention", "simulator", "prometheus", "grafana"}, p.ServiceNames())
+	assert.ElementsMatch(t, []string{"loki", "check-config", "fluent-bit", "retention", "simulator", "prometheus", "grafana"}, p.ServiceNames())
+	check := mustService(t, p, "check-config")
+	assert.Equal(t, []string{"check-config", "/fluent-bit/etc/fluent-bit.conf"}, []string(check.Command))
+	require.Len(t, check.Volumes, 1)
+	assert.Equal(t, "/fluent-bit/etc/fluent-bit.conf", check.Volumes[0].Target)
+	assert.Equal(t, filepath.Join(repoAbs(t), "deploy/compose/fluent-bit.conf"), check.Volumes[0].Source, "it checks the file Fluent Bit runs")
+	assert.Equal(t, "service_completed_successfully", mustService(t, p, "fluent-bit").DependsOn["check-config"].Condition)
 	root, err := filepath.Abs(repo)
 	require.NoError(t, err)
 	published := map[string]string{}

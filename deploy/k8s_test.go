@@ -274,6 +274,11 @@ func TestDaemonSetVolumes(t *testing.T) {
 	plugin, confPath := fluentBitArgs(t, flb.Args)
 	assert.Equal(t, dockerImage(t).plugin, plugin, "-e loads the .so where the image has it")
 	assert.Equal(t, "fluent-bit.conf", configKey(t, c, flb, confPath))
+	check := container(t, c.ds, "check-config")
+	assert.Equal(t, []string{dockerImage(t).journalship}, check.Command)
+	require.Len(t, check.Args, 2)
+	assert.Equal(t, "check-config", check.Args[0])
+	assert.Equal(t, "fluent-bit.conf", configKey(t, c, check, check.Args[1]), "the init container checks the configuration Fluent Bit runs")
 	price, _ := out.shown(priceFile)
 	assert.Equal(t, "prices.yaml", configKey(t, c, flb, price), "Price_File, once uncommented, finds the ConfigMap's table")
 
