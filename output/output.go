@@ -57,6 +57,10 @@ type Instance struct {
 	recs       sync.Pool
 	closed     atomic.Bool
 	hasMetrics bool
+	keys       chunk.Config // the record keys read
+	// warnedPath and warnedOffset: records without the path or offset
+	// key were reported (once per instance).
+	warnedPath, warnedOffset atomic.Bool
 }
 
 // Option changes how NewInstance builds an instance beyond its settings.
@@ -96,6 +100,7 @@ func (i *Instance) open(cfg config) error {
 	if _, err := chunk.NewDecoder(cfg.chunk); err != nil {
 		return err
 	}
+	i.keys = cfg.chunk
 	i.decoders.New = func() any {
 		d, _ := chunk.NewDecoder(cfg.chunk) // validated above
 		return d
@@ -157,6 +162,7 @@ func (i *Instance) Flush(data []byte, tag string) int {
 	})
 	i.decoders.Put(dec)
 	*rp = recs
+	i.checkRecordKeys(recs, tag)
 	if derr != nil {
 		if err := i.deadLetterRest(data, tag, derr); err != nil {
 			i.log.Errorf("tag=%s: %v; cannot dead-letter it: %v", tag, derr, err)
@@ -169,6 +175,28 @@ func (i *Instance) Flush(data []byte, tag string) int {
 	}
 	i.log.Debugf("tag=%s: %d lines, %d shipped, %d dead-lettered", tag, res.Lines, res.Shipped, res.DeadLettered)
 	return OK
+}
+
+// checkRecordKeys says once, loudly, when records come without the file
+// path or offset the plugin reads (tail's Path_Key and Offset_Key not set,
+// or named differently from the plugin's Path_Key and Offset_Key): their
+// lines still ship, but without their file, so there is no seq
+// continuity, no ledger and nothing retention could ever delete. A record
+// without its line is dead-lettered with the reason by the pipeline.
+func (i *Instance) checkRecordKeys(recs []chunk.Record, tag string) {
+	for k := range recs {
+		r := &recs[k]
+		switch {
+		case r.Problem != "":
+			continue // dead-lettered with its own reason
+		case len(r.Path) == 0 && !i.warnedPath.Swap(true):
+			i.log.Errorf("tag=%s: records carry no %q key: set tail's Path_Key %s (or this output's Path_Key to tail's); lines ship without their file, so no continuity check, no ledger and no retention (journalship check-config finds this)",
+				tag, i.keys.PathKey, i.keys.PathKey)
+		case !r.HasOffset && !i.warnedOffset.Swap(true):
+			i.log.Errorf("tag=%s: records carry no %q key: set tail's Offset_Key %s (or this output's Offset_Key to tail's); lines ship, but the ledger cannot record them (journalship check-config finds this)",
+				tag, i.keys.OffsetKey, i.keys.OffsetKey)
+		}
+	}
 }
 
 // deadLetterRest keeps the undecodable remainder of a chunk.

@@ -2,12 +2,16 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"math/rand"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -301,4 +305,33 @@ func TestConcurrentFlushes(t *testing.T) {
 	}
 	require.Zero(t, bad, "every flush OK")
 	verify.Landed(t, loki.URL, f.corpus, f.root, "node-e2e")
+}
+
+// TestRecordsWithoutPathOrOffsetAreReported: tail configured without the
+// Path_Key and Offset_Key the plugin reads sends records the plugin can
+// ship but never account for: said once per instance, loudly, naming the
+// settings.
+func TestRecordsWithoutPathOrOffsetAreReported(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	inst, err := NewInstance(getter(map[string]string{"Loki_URL": srv.URL, "Ledger_Path": filepath.Join(dir, "l.db"),
+		"Dead_Letter_Path": filepath.Join(dir, "dl.jsonl"), "Metrics_Address": "off"}))
+	require.NoError(t, err)
+	defer inst.Close()
+	var logs bytes.Buffer
+	inst.log.w = &logs
+	wrong := chunk.DefaultConfig()
+	wrong.PathKey, wrong.OffsetKey = "path", "pos" // tail's own names, not the plugin's
+	line := []byte(`{"type":"ERROR","timestamp":"` + time.Now().UTC().Format(time.RFC3339) + `"}`)
+	for range 2 {
+		data := chunk.AppendChunk(nil, chunk.FormatV2, chunk.TailEvent(wrong, time.Now(), "/data/sessions/j/s.jsonl", 0, line))
+		assert.Equal(t, OK, inst.Flush(data, "t"), "the line still ships")
+	}
+	assert.Equal(t, 1, strings.Count(logs.String(), `records carry no "file" key: set tail's Path_Key file`), logs.String())
+	noOffset := chunk.AppendChunk(nil, chunk.FormatV2, chunk.Event{Time: time.Now(), Fields: []chunk.Field{
+		{Key: "file", Value: "/data/sessions/j/s.jsonl"}, {Key: "log", Value: string(line)}}})
+	assert.Equal(t, OK, inst.Flush(noOffset, "t"))
+	assert.Equal(t, OK, inst.Flush(noOffset, "t"))
+	assert.Equal(t, 1, strings.Count(logs.String(), `records carry no "offset" key: set tail's Offset_Key offset`), logs.String())
 }
