@@ -5,6 +5,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/journalship/journalship/journalfile"
 )
 
 // File audits the journal at path, streaming it in bounded memory. A file
@@ -20,8 +22,8 @@ func File(path string, cfg Config) (Report, error) {
 		return unreadable(path, nil, cfg, &Error{Op: "stat", Path: path, Kind: classify(err), Err: err}, cause(err))
 	}
 	if !st.Mode().IsRegular() {
-		e := &Error{Op: "stat", Path: path, Kind: ErrNotRegular, Err: fmt.Errorf("%s", fileType(st.Mode()))}
-		return unreadable(path, st, cfg, e, "not a regular file ("+fileType(st.Mode())+")")
+		e := &Error{Op: "stat", Path: path, Kind: ErrNotRegular, Err: fmt.Errorf("%s", journalfile.Kind(st.Mode()))}
+		return unreadable(path, st, cfg, e, "not a regular file ("+journalfile.Kind(st.Mode())+")")
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -136,21 +138,4 @@ func normalize(r *Report) {
 	if r.Problems == nil {
 		r.Problems = []string{}
 	}
-}
-
-// fileType names a non-regular file's type.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	}
-	return "irregular file"
 }

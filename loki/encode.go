@@ -154,14 +154,18 @@ func (b *Batch) requestEntries(r request, f func(s *stream, i int)) {
 // plan, with their labels, metadata and refs.
 func (b *Batch) subBatch(r request) *Batch {
 	out := NewBatch()
-	b.requestEntries(r, func(s *stream, i int) {
-		e := &s.entries[i]
-		md := make([]Label, len(e.StructuredMetadata))
-		for j, l := range e.StructuredMetadata {
-			md[j] = Label(l)
-		}
-		// The labels and entry were accepted by Add before: no error.
-		_ = out.Add(s.labels, Entry{Timestamp: e.Timestamp, Line: e.Line, Metadata: md, Ref: s.refs[i]})
-	})
+	b.requestEntries(r, func(s *stream, i int) { out.copyEntry(s, i) })
 	return out
+}
+
+// copyEntry adds entry i of stream s (of another batch) to b, with its
+// labels, metadata and ref.
+func (b *Batch) copyEntry(s *stream, i int) {
+	e := &s.entries[i]
+	md := make([]Label, len(e.StructuredMetadata))
+	for j, l := range e.StructuredMetadata {
+		md[j] = Label(l)
+	}
+	// The labels and entry were accepted by Add before: no error.
+	_ = b.Add(s.labels, Entry{Timestamp: e.Timestamp, Line: e.Line, Metadata: md, Ref: s.refs[i]})
 }

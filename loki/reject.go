@@ -177,13 +177,7 @@ func (v *reqView) remaining() *Batch {
 			if v.reason[v.first[i]+k-sg.lo] != "" {
 				continue
 			}
-			e := &s.entries[k]
-			md := make([]Label, len(e.StructuredMetadata))
-			for j, l := range e.StructuredMetadata {
-				md[j] = Label(l)
-			}
-			// The labels and entry were accepted by Add before: no error.
-			_ = out.Add(s.labels, Entry{Timestamp: e.Timestamp, Line: e.Line, Metadata: md, Ref: s.refs[k]})
+			out.copyEntry(s, k)
 		}
 	}
 	return out

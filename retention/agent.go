@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 )
 
@@ -114,7 +115,7 @@ func (a *Agent) Sweep(ctx context.Context) (*Report, error) {
 			return r, err
 		}
 		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-			s.keep(Decision{Path: s.abs(e.Name()), Reason: KeepNotJobDir, Detail: "a " + kindOf(e.Type()) + ", not a job directory: left alone"})
+			s.keep(Decision{Path: s.abs(e.Name()), Reason: KeepNotJobDir, Detail: "a " + journalfile.Kind(e.Type()) + ", not a job directory: left alone"})
 			continue
 		}
 		s.job(ctx, e.Name())
@@ -154,24 +155,4 @@ func readDir(rt *os.Root, name string) ([]os.DirEntry, error) {
 	}
 	sortEntries(entries)
 	return entries, nil
-}
-
-// kindOf names a directory entry's type for a person: "symlink", "regular
-// file", ... (fs.FileMode's String gives "L---------" and the like).
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m.IsDir():
-		return "directory"
-	case m.IsRegular():
-		return "regular file"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
 }

@@ -114,7 +114,7 @@ func (s *sweep) job(ctx context.Context, name string) {
 		path := filepath.Join(jobDir, e.Name())
 		switch {
 		case !e.Type().IsRegular():
-			s.keep(Decision{Path: path, Job: name, Reason: KeepNotRegular, Detail: "a " + kindOf(e.Type()) + ", never followed nor deleted"})
+			s.keep(Decision{Path: path, Job: name, Reason: KeepNotRegular, Detail: "a " + journalfile.Kind(e.Type()) + ", never followed nor deleted"})
 		case !strings.HasSuffix(e.Name(), ".jsonl"):
 			s.keep(Decision{Path: path, Job: name, Reason: KeepNotJournal, Detail: "not a *.jsonl journal"})
 		case !j.known:
