@@ -7,7 +7,14 @@ set -uo pipefail
 name=$1 cmd=$2 every=${HEARTBEAT:-60}
 start=$SECONDS
 (
-	while sleep "$every"; do
+	# The sleep runs in the background so that the TERM below ends it too:
+	# a sleep left behind would hold the output pipe open (and make CI
+	# wait for it) after the step ended.
+	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep "$every" &
+		nap=$!
+		wait "$nap"
 		t=$((SECONDS - start))
 		printf '... %s still running (%dm%02ds)\n' "$name" $((t / 60)) $((t % 60))
 	done
