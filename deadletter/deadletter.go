@@ -126,7 +126,9 @@ func (w *Writer) open() error {
 		return err
 	}
 	_, statErr := os.Lstat(w.cfg.Path)
-	f, err := os.OpenFile(w.cfg.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	// Read-write: a torn record is found by reading this descriptor, never
+	// the path, which may name another file by then.
+	f, err := os.OpenFile(w.cfg.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o640)
 	if err != nil {
 		return err
 	}
@@ -192,9 +194,6 @@ func (w *Writer) Write(entries []Entry) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.reopen(); err != nil {
-		return &WriteError{Path: w.cfg.Path, Err: err}
-	}
 	if err := w.appendLocked(buf); err != nil {
 		return &WriteError{Path: w.cfg.Path, Err: err}
 	}
@@ -207,15 +206,15 @@ func (w *Writer) Write(entries []Entry) error {
 	return nil
 }
 
-// appendLocked appends buf under an exclusive flock (other processes
-// append to the same file), cutting any torn record first and undoing a
-// failed write.
+// appendLocked appends buf to the file the path names, under an exclusive
+// flock (other processes append to the same file), cutting any torn
+// record first and undoing a failed write.
 func (w *Writer) appendLocked(buf []byte) error {
-	fd := int(w.f.Fd())
-	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
+	unlock, err := w.lockCurrent()
+	if err != nil {
 		return err
 	}
-	defer syscall.Flock(fd, syscall.LOCK_UN) //nolint:errcheck // closing would release it too
+	defer unlock()
 	end, err := w.completeEnd()
 	if err != nil {
 		return err
@@ -231,8 +230,30 @@ func (w *Writer) appendLocked(buf []byte) error {
 	return nil
 }
 
+// lockCurrent takes the flock of the file the path names: the path is
+// checked again once the lock is held, since another process or logrotate
+// may have moved the file while this one waited; the file is then opened
+// anew and locked in turn.
+func (w *Writer) lockCurrent() (func(), error) {
+	for range 10 {
+		if err := w.reopen(); err != nil {
+			return nil, err
+		}
+		fd := int(w.f.Fd())
+		if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
+			return nil, err
+		}
+		if w.current() {
+			return func() { _ = syscall.Flock(fd, syscall.LOCK_UN) }, nil
+		}
+		_ = syscall.Flock(fd, syscall.LOCK_UN) // moved while we waited: the next turn opens the path again
+	}
+	return nil, errors.New("the file keeps being replaced while waiting for its lock")
+}
+
 // completeEnd returns the size of the file up to its last complete record,
-// truncating a torn one (left by a writer killed mid-write) away.
+// truncating a torn one (left by a writer killed mid-write) away. It reads
+// and truncates the same descriptor, held under the lock.
 func (w *Writer) completeEnd() (int64, error) {
 	fi, err := w.f.Stat()
 	if err != nil {
@@ -242,12 +263,7 @@ func (w *Writer) completeEnd() (int64, error) {
 	if size == 0 {
 		return 0, nil
 	}
-	r, err := os.Open(w.cfg.Path)
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	end, err := lastNewlineEnd(r, size)
+	end, err := lastNewlineEnd(w.f, size)
 	if err != nil || end == size {
 		return end, err
 	}

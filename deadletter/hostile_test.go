@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,4 +145,37 @@ func fill(t *testing.T, path string) {
 			return
 		}
 	}
+}
+
+// TestRotationWhileWaitingForTheLock: the file is moved away (and a new
+// one created at the path) while this writer waits for another process's
+// lock: the moved file keeps every record it had, and the new record goes
+// to the file the path names.
+func TestRotationWhileWaitingForTheLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dl.jsonl")
+	w, err := Open(Config{Path: path, Sync: true})
+	require.NoError(t, err)
+	defer w.Close()
+	var many []Entry
+	for range 200 {
+		many = append(many, entry("old"))
+	}
+	require.NoError(t, w.Write(many))
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	other, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0) // another process, mid-write
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(other.Fd()), syscall.LOCK_EX))
+	done := make(chan error, 1)
+	go func() { done <- w.Write([]Entry{entry("new")}) }()
+	time.Sleep(200 * time.Millisecond) // the writer waits for the lock
+	require.NoError(t, os.Rename(path, path+".1"))
+	require.NoError(t, os.WriteFile(path, []byte(`{"reason":"x","line":"rotated"}`+"\n"), 0o640))
+	require.NoError(t, syscall.Flock(int(other.Fd()), syscall.LOCK_UN))
+	require.NoError(t, other.Close())
+	require.NoError(t, <-done)
+	after, err := os.ReadFile(path + ".1")
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the moved file keeps its dead letters")
+	assert.Equal(t, []string{"rotated", "new"}, lineTexts(t, path))
 }

@@ -46,7 +46,7 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record) (context.Cont
 		}
 		ctx = locked
 		unlocks = append(unlocks, unlock)
-		if rs := p.shippedOf(ctx, c, path); len(rs) > 0 {
+		if rs := p.shippedOf(ctx, c, path, recs); len(rs) > 0 {
 			shipped[path] = rs
 		}
 	}
@@ -67,16 +67,34 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record) (context.Cont
 }
 
 // shippedOf returns the ranges the ledger holds for the file at path, or
-// none when they are another file's or cannot be read (then every line is
-// shipped: a duplicate, never a loss).
-func (p *Pipeline) shippedOf(ctx context.Context, c claimer, path string) []ledger.Range {
+// none when they are not known to be of the file these records were read
+// from (then every line is shipped: a duplicate, never a loss). Both must
+// hold: the ledger's ranges are of the file the path names now (identity),
+// and that file holds the records' first and last lines at their offsets
+// (a chunk of a file since replaced, retried after an outage, must not be
+// dropped against the new file's ranges).
+func (p *Pipeline) shippedOf(ctx context.Context, c claimer, path string, recs []chunk.Record) []ledger.Range {
 	st, err := c.File(ctx, path)
 	if err != nil || len(st.Ranges) == 0 {
 		return nil
 	}
-	id, err := journalfile.IdentityOf(path)
-	if err != nil || !journalfile.Same(st.Identity, id) {
-		return nil
+	first, last := -1, -1
+	for i := range recs {
+		if recs[i].HasOffset && string(recs[i].Path) == path {
+			if first < 0 || recs[i].Offset < recs[first].Offset {
+				first = i
+			}
+			if last < 0 || recs[i].Offset > recs[last].Offset {
+				last = i
+			}
+		}
+	}
+	for _, i := range []int{first, last} {
+		r := &recs[i]
+		id, err := journalfile.Holds(path, r.Offset, r.Line, r.Cut)
+		if err != nil || !journalfile.Same(st.Identity, id) {
+			return nil
+		}
 	}
 	return st.Ranges
 }

@@ -44,7 +44,7 @@ func (p *Pipeline) processFile(ctx context.Context, w *work, f *fileState, idx [
 		prev := p.prevOf(ctx, w, f, path, r, cur, prevEnd)
 		cur = p.judgeLine(w, f, i, prev)
 		if r.HasOffset {
-			prevEnd = r.Offset + int64(len(r.Line)) + 1
+			prevEnd = r.Offset + lineLen(r) + 1
 		}
 	}
 	if prevEnd >= 0 {
@@ -151,13 +151,14 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, i int, prev integrity.Prev) 
 	it.annots |= annotsOf(ev, j)
 	it.missing = j.Missing()
 	p.attributeModel(w, f, i)
-	if n := lineLen(r); n > int64(p.cfg.MaxLineBytes) {
-		reason := fmt.Sprintf("line of %d bytes exceeds Max_Line_Bytes %d", n, p.cfg.MaxLineBytes)
-		if r.Cut > 0 {
-			reason += fmt.Sprintf("; too long to read whole, its first %d bytes are kept here", len(r.Line))
-		}
-		w.deadLetter(i, dlTooLong, reason)
-	} else {
+	switch n := lineLen(r); {
+	case r.Cut > 0:
+		// Only its first bytes were read: never shipped as if whole,
+		// whatever Max_Line_Bytes allows.
+		w.deadLetter(i, dlTooLong, fmt.Sprintf("line of %d bytes, too long to read whole; its first %d bytes are kept here", n, len(r.Line)))
+	case n > int64(p.cfg.MaxLineBytes):
+		w.deadLetter(i, dlTooLong, fmt.Sprintf("line of %d bytes exceeds Max_Line_Bytes %d", n, p.cfg.MaxLineBytes))
+	default:
 		p.buildEntry(w, f, i, j)
 	}
 	it.after = prev.After(ev.Seq, ev.HasSeq)

@@ -1,0 +1,61 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestClaimKeepsLinesOfAReplacedFile: a chunk of file A, retried after A
+// was replaced under the same name by B (whose lines are in the ledger
+// already), is not dropped against B's ranges: every line of A is sent.
+func TestClaimKeepsLinesOfAReplacedFile(t *testing.T) {
+	_, path, dataA := journalAt(t)
+	recsA := tailRecords(path, dataA, testNow)
+	for i := range recsA {
+		recsA[i].Line = bytes.Clone(recsA[i].Line)
+	}
+	require.NoError(t, os.Remove(path))
+	dataB := append([]byte(`{"type":"SESSION_START","other":1}`+"\n"), dataA...)
+	require.NoError(t, os.WriteFile(path, dataB, 0o644))
+	e := newEnv(t, nil)
+	_, err := e.pipe.Ship(context.Background(), tailRecords(path, dataB, testNow), "t")
+	require.NoError(t, err)
+	before := len(e.cap.entries())
+	res, err := e.pipe.Ship(context.Background(), recsA, "t") // A's chunk, retried
+	require.NoError(t, err)
+	assert.Zero(t, res.AlreadyShipped)
+	assert.Equal(t, len(recsA), len(e.cap.entries())-before, "every line of A reaches Loki")
+
+	res, err = e.pipe.Ship(context.Background(), tailRecords(path, dataB, testNow), "t")
+	require.NoError(t, err)
+	assert.Equal(t, res.Lines, res.AlreadyShipped, "B's own lines, delivered again, are not sent twice")
+}
+
+// TestCutLineIsAlwaysDeadLettered: a line read only in part (the CLI's
+// reader keeps the first 4 KiB of a line over 16 MiB) is dead-lettered
+// even when Max_Line_Bytes would take its full size: its prefix is never
+// shipped as if it were the line.
+func TestCutLineIsAlwaysDeadLettered(t *testing.T) {
+	_, path, _ := journalAt(t)
+	data := append(bytes.Repeat([]byte("x"), 17<<20), '\n')
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	e := newEnv(t, func(c *Config) { c.MaxLineBytes = 32 << 20 })
+	rec := tailRecords(path, data, testNow)[0]
+	rec.Line, rec.Cut = rec.Line[:4096], int64(len(data)-1)
+	res, err := e.pipe.Ship(context.Background(), []chunk.Record{rec}, "t")
+	require.NoError(t, err)
+	assert.Empty(t, e.cap.entries(), "the prefix is not shipped")
+	assert.Equal(t, 1, res.DeadLettered)
+	dl := e.deadLetters(t)
+	require.Len(t, dl, 1)
+	assert.Contains(t, dl[0], "line of 17825792 bytes, too long to read whole")
+	st, err := e.ledger.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(data)), st.Watermark, "accounted for: in the dead-letter file")
+}
