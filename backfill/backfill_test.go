@@ -214,3 +214,26 @@ func TestConfigValidate(t *testing.T) {
 	_, err := New(DefaultConfig(), nil, nil)
 	assert.Error(t, err)
 }
+
+// TestTruncatedInPlaceShipsFromItsStart: a file truncated and rewritten in
+// place (the same inode, the same first line) whose ledger ranges reach
+// past its new end is shipped from its start, not skipped as shipped.
+func TestTruncatedInPlaceShipsFromItsStart(t *testing.T) {
+	rec, root := setup(t)
+	a := filepath.Join(root, "job-a", "s1.jsonl")
+	write(t, a, "{\"seq\":0}\n{\"seq\":1,\"long\":\"xxxxxxxxxxxxxxxx\"}\n")
+	r, err := New(DefaultConfig(), rec, rec.ledger)
+	require.NoError(t, err)
+	_, err = r.Run(context.Background(), root)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(a, 0))
+	f, err := os.OpenFile(a, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("{\"seq\":0}\n{\"seq\":9}\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	rec.lines = map[string][]string{}
+	_, err = r.Run(context.Background(), root)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`{"seq":0}`, `{"seq":9}`}, rec.lines[a], "the rewritten file ships whole")
+}

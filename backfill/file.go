@@ -71,8 +71,9 @@ func (r *Runner) shipFile(ctx context.Context, path string) error {
 			return fmt.Errorf("backfill: %w", err)
 		}
 		// Ranges recorded for another file under this path (replaced,
-		// rotated) say nothing of this one: it is shipped from its start.
-		if journalfile.Same(st.Identity, id) {
+		// rotated), or reaching past its end (truncated in place), say
+		// nothing of this one: it is shipped from its start.
+		if fi, err := f.Stat(); err == nil && journalfile.Same(st.Identity, id) && ledger.End(st.Ranges) <= fi.Size() {
 			shipped = st.Ranges
 		}
 	}

@@ -167,10 +167,11 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 	if err != nil {
 		return o, fmt.Errorf("finalize: ledger for %s: %w", path, err)
 	}
-	if !journalfile.Same(st.Identity, before.id) {
+	if !journalfile.Same(st.Identity, before.id) || ledger.End(st.Ranges) > before.size {
 		// The path names another file than the ledger's ranges are of
-		// (replaced, rotated): those rows are retired, and this file is
-		// shipped from its first byte.
+		// (replaced, rotated, or truncated in place: ranges past its end):
+		// those rows are retired, and this file is shipped from its first
+		// byte.
 		if err := f.ledger.Forget(ctx, path); err != nil {
 			return o, fmt.Errorf("finalize: retiring the ledger rows of replaced %s: %w", path, err)
 		}

@@ -82,3 +82,12 @@ func (s Segment) validate(i int) error {
 func (s Segment) rng() Range {
 	return Range{Start: s.Start, End: s.End, FirstSeq: s.FirstSeq, LastSeq: s.LastSeq, Lines: s.Lines}
 }
+
+// End is the end of the last of rs (sorted), 0 when there is none: a file
+// shorter than that was truncated since they were recorded.
+func End(rs []Range) int64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	return rs[len(rs)-1].End
+}
