@@ -25,6 +25,11 @@ type Tail struct {
 	Last []byte
 }
 
+// firstTailRead is how much ReadTail reads first; it reads more, up to its
+// window, only while the last complete line does not fit (the retention
+// agent looks at the tail of every journal at every sweep).
+const firstTailRead = 64 << 10
+
 // ReadTail reads at most window bytes from the end of path, a regular file.
 func ReadTail(path string, window int64) (Tail, error) {
 	fh, err := os.Open(path)
@@ -40,25 +45,34 @@ func ReadTail(path string, window int64) (Tail, error) {
 		return Tail{}, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
 	}
 	t := Tail{Size: info.Size(), ModTime: info.ModTime()}
-	start := max(0, t.Size-window)
-	buf := make([]byte, t.Size-start)
-	if _, err := fh.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
-		return Tail{}, err
+	for n := min(window, firstTailRead); ; n = min(window, 2*n) {
+		start := max(0, t.Size-n)
+		buf := make([]byte, t.Size-start)
+		if _, err := fh.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+			return Tail{}, err
+		}
+		if complete := bytes.Count(buf, []byte{'\n'}) >= 2; complete || start == 0 || n == window {
+			return t.from(buf, start), nil
+		}
 	}
+}
+
+// from fills in the tail of a file from its last bytes buf, read at start.
+func (t Tail) from(buf []byte, start int64) Tail {
 	nl := bytes.LastIndexByte(buf, '\n')
 	if nl < 0 {
 		t.From = -1
 		if start == 0 {
 			t.From, t.Partial = 0, buf
 		}
-		return t, nil
+		return t
 	}
 	t.From, t.Partial = start+int64(nl)+1, buf[nl+1:]
 	prev := bytes.LastIndexByte(buf[:nl], '\n')
 	if prev >= 0 || start == 0 {
 		t.Last = bytes.TrimSuffix(buf[prev+1:nl], []byte("\r"))
 	}
-	return t, nil
+	return t
 }
 
 // IsSessionFile tells whether a file name is a session journal's,

@@ -49,3 +49,16 @@ func TestIsSessionFile(t *testing.T) {
 	assert.False(t, IsSessionFile("session_x.log"))
 	assert.False(t, IsSessionFile("notes.jsonl"))
 }
+
+// TestReadTailGrowsPastItsFirstRead: a last complete line longer than the
+// first read is still found whole, as is a torn line after it.
+func TestReadTailGrowsPastItsFirstRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	long := strings.Repeat("x", 3*firstTailRead)
+	require.NoError(t, os.WriteFile(p, []byte("{\"a\":1}\n"+long+"\n{\"torn"), 0o644))
+	tail, err := ReadTail(p, 1<<20)
+	require.NoError(t, err)
+	assert.Equal(t, long, string(tail.Last))
+	assert.Equal(t, `{"torn`, string(tail.Partial))
+	assert.Equal(t, int64(8+len(long)+1), tail.From)
+}
