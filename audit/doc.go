@@ -1,7 +1,7 @@
 // Package audit is an fsck for Cortex Plane session journals: it reads a
 // journal file (streaming, in bounded memory) and returns its integrity
-// verdict as the agent's recovery would see it (seed 000, "Question 7:
-// Corruption Handling" and "Artifact: Corruption Detection Algorithm") and
+// verdict as the agent's recovery would see it (docs/formats/cortex-plane.md,
+// section 6; "the seed" below is the format's original specification) and
 // as the shipper would see it (package integrity: schema and seq
 // continuity).
 //

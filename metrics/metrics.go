@@ -75,8 +75,8 @@ func New() *Set {
 	s.LedgerErrors = counter(reg, "ledger_errors_total", "Failures to record shipped byte ranges in the ledger.")
 	s.FilesFinished = counterVec(reg, "files_finished_total", "Journal files the finalizer accounted for, by audit level and severity.", "level", "severity")
 	s.TruncatedTails = counter(reg, "truncated_tails_total", "Partial last lines (writes cut by a crash) marked by the finalizer.")
-	s.FileSizeAlerts = counter(reg, "file_size_alerts_total", "Finished journal files over the size alert (seed 000: 10 MB).")
-	s.JobDirSizeAlerts = counter(reg, "job_dir_size_alerts_total", "Finished journal files whose job directory is over the size alert (seed 000: 50 MB).")
+	s.FileSizeAlerts = counter(reg, "file_size_alerts_total", "Finished journal files over the size alert (10 MB, docs/formats/cortex-plane.md).")
+	s.JobDirSizeAlerts = counter(reg, "job_dir_size_alerts_total", "Finished journal files whose job directory is over the size alert (50 MB, docs/formats/cortex-plane.md).")
 	return s
 }
 

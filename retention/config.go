@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Defaults from seed 000 (postTerminalRetention, maxFileAge) and the issue.
+// Defaults of docs/formats/cortex-plane.md, section 5 (post-terminal retention, max file age).
 const (
 	DefaultRoot         = "/data/sessions"
 	DefaultPostTerminal = 24 * time.Hour

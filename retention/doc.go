@@ -1,6 +1,5 @@
 // Package retention deletes journal files once every byte of them is in
-// Loki and their job is over (seed 000, Question 5 and the File Naming
-// Convention & Rotation Policy artifact).
+// Loki and their job is over (docs/formats/cortex-plane.md, section 5).
 //
 // A sweep walks <Root>/<job_id>/*.jsonl. A file becomes a candidate by one
 // of two rules:

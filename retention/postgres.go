@@ -84,7 +84,7 @@ func redact(dsn string) string {
 	return strings.Join(fields, " ")
 }
 
-// PGStatus reads job states from PostgreSQL, as seed 000's cleanup cron
+// PGStatus reads job states from PostgreSQL, as the format's cleanup cron (docs/formats/cortex-plane.md, section 5)
 // does. A job missing from the table counts as deleted: terminal, with
 // finished_at unknown (the agent then counts PostTerminal from the newest
 // file's mtime, so a job row that is missing by mistake — a wrong DSN or a

@@ -11,7 +11,7 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 )
 
-// knownTypes are the eleven v1 event types (seed 000's schema).
+// knownTypes are the eleven v1 event types (docs/formats/cortex-plane.md).
 var knownTypes = map[string]bool{"SESSION_START": true, "CHECKPOINT_LOADED": true, "LLM_REQUEST": true, "LLM_RESPONSE": true,
 	"TOOL_START": true, "TOOL_RESULT": true, "CHECKPOINT_WRITTEN": true, "APPROVAL_REQUESTED": true,
 	"STATE_TRANSITION": true, "ERROR": true, "SESSION_END": true}
