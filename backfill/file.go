@@ -142,7 +142,7 @@ func (r *Runner) addLine(b *batch, line []byte, off int64, shipped []ledger.Rang
 	if len(text) == 0 {
 		return
 	}
-	if covered(shipped, off, end) {
+	if ledger.Covered(shipped, off, end) {
 		r.stats.Skipped++
 		return
 	}
@@ -158,7 +158,7 @@ const cutPrefix = 4096
 // addCut adds a line of full bytes (with its \n) at off of which only
 // prefix is held, unless it is shipped already.
 func (r *Runner) addCut(b *batch, prefix []byte, off, full int64, shipped []ledger.Range) {
-	if covered(shipped, off, off+full) {
+	if ledger.Covered(shipped, off, off+full) {
 		r.stats.Skipped++
 		return
 	}
@@ -167,14 +167,6 @@ func (r *Runner) addCut(b *batch, prefix []byte, off, full int64, shipped []ledg
 	b.spans = append(b.spans, span{off: off, start: start, end: len(b.buf), cut: full - 1})
 }
 
-func covered(rs []ledger.Range, start, end int64) bool {
-	for _, rg := range rs {
-		if rg.Start <= start && end <= rg.End {
-			return true
-		}
-	}
-	return false
-}
 
 func (r *Runner) flush(ctx context.Context, b *batch, pathBytes []byte, path string) error {
 	if len(b.spans) == 0 {

@@ -91,3 +91,14 @@ func End(rs []Range) int64 {
 	}
 	return rs[len(rs)-1].End
 }
+
+// Covered tells whether [start, end) lies within one of rs: those bytes
+// are shipped.
+func Covered(rs []Range, start, end int64) bool {
+	for _, rg := range rs {
+		if rg.Start <= start && end <= rg.End {
+			return true
+		}
+	}
+	return false
+}

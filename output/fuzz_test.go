@@ -21,6 +21,7 @@ import (
 	"github.com/grafana/loki/pkg/push"
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/journalfile"
+	"github.com/journalship/journalship/ledger"
 )
 
 // pushCounter stands in for Loki (this fuzzes input handling, not
@@ -253,11 +254,5 @@ func inLedger(inst *Instance, recs []chunk.Record, r *chunk.Record) bool {
 			return false
 		}
 	}
-	end := r.Offset + int64(len(r.Line)) + 1
-	for _, rg := range st.Ranges {
-		if rg.Start <= r.Offset && end <= rg.End {
-			return true
-		}
-	}
-	return false
+	return ledger.Covered(st.Ranges, r.Offset, r.Offset+int64(len(r.Line))+1)
 }

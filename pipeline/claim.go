@@ -55,7 +55,7 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record) (context.Cont
 	}
 	kept := make([]chunk.Record, 0, len(recs))
 	for _, r := range recs {
-		if r.HasOffset && covered(shipped[string(r.Path)], r.Offset, r.Offset+lineLen(&r)+1) {
+		if r.HasOffset && ledger.Covered(shipped[string(r.Path)], r.Offset, r.Offset+lineLen(&r)+1) {
 			continue
 		}
 		kept = append(kept, r)
@@ -113,12 +113,3 @@ func filesOf(recs []chunk.Record) []string {
 	return paths
 }
 
-// covered tells whether [start, end) lies within one of rs.
-func covered(rs []ledger.Range, start, end int64) bool {
-	for _, rg := range rs {
-		if rg.Start <= start && end <= rg.End {
-			return true
-		}
-	}
-	return false
-}
