@@ -10,7 +10,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -274,7 +273,7 @@ type PathError struct {
 
 func (e *PathError) Error() string {
 	return fmt.Sprintf("setting %s: %v; set %s (the CLI's --%s) to a file this user can create and write",
-		e.Setting, e.Err, e.Setting, strings.ReplaceAll(strings.ToLower(e.Setting), "_", "-"))
+		e.Setting, e.Err, e.Setting, FlagName(e.Setting))
 }
 
 func (e *PathError) Unwrap() error { return e.Err }

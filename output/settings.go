@@ -62,6 +62,11 @@ var Settings = []Setting{
 	{"Log_Level", "info", "error, warn, info or debug."},
 }
 
+// FlagName is a setting's CLI flag: Loki_URL is loki-url.
+func FlagName(setting string) string {
+	return strings.ReplaceAll(strings.ToLower(setting), "_", "-")
+}
+
 // config is an instance's parsed configuration.
 type config struct {
 	chunk      chunk.Config

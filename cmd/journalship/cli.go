@@ -98,7 +98,7 @@ func (c *command) help(w io.Writer) {
 		}
 	})
 	for _, s := range output.Settings { // in the README's order, not alphabetical
-		if f := c.fs.Lookup(flagName(s.Name)); f != nil {
+		if f := c.fs.Lookup(output.FlagName(s.Name)); f != nil {
 			settings = append(settings, f)
 		}
 	}
@@ -131,7 +131,7 @@ func printFlags(w io.Writer, flags []*flag.Flag) {
 // isSettingFlag reports whether name is the flag of a plugin setting.
 func isSettingFlag(name string) bool {
 	for _, s := range output.Settings {
-		if flagName(s.Name) == name {
+		if output.FlagName(s.Name) == name {
 			return true
 		}
 	}

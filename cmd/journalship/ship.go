@@ -24,7 +24,7 @@ func settingFlags(fs *flag.FlagSet, overrides map[string]string) output.Getter {
 		if def == "" && s.Default != "" {
 			help += " (default " + s.Default + ")"
 		}
-		vals[strings.ToLower(s.Name)] = fs.String(flagName(s.Name), def, help)
+		vals[strings.ToLower(s.Name)] = fs.String(output.FlagName(s.Name), def, help)
 	}
 	return func(key string) string {
 		if v, ok := vals[strings.ToLower(key)]; ok {
@@ -32,10 +32,6 @@ func settingFlags(fs *flag.FlagSet, overrides map[string]string) output.Getter {
 		}
 		return ""
 	}
-}
-
-func flagName(setting string) string {
-	return strings.ReplaceAll(strings.ToLower(setting), "_", "-")
 }
 
 // printSettings lists every setting as a block: its name and flag, what it
@@ -47,7 +43,7 @@ func printSettings(w io.Writer) {
 		if def == "" {
 			def = "(none)"
 		}
-		fmt.Fprintf(w, "\n%s  --%s\n    %s\n    default: %s\n", s.Name, flagName(s.Name), s.Help, def)
+		fmt.Fprintf(w, "\n%s  --%s\n    %s\n    default: %s\n", s.Name, output.FlagName(s.Name), s.Help, def)
 	}
 }
 
