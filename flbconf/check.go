@@ -8,6 +8,7 @@ import (
 
 	"github.com/agext/levenshtein"
 
+	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/output"
 )
 
@@ -112,16 +113,11 @@ func suggest(lower string) string {
 // without its text.
 func checkRecordKeys(f *File, out Section, get func(string) string) []Finding {
 	var found []Finding
-	want := func(setting, def string) string {
-		if v := strings.TrimSpace(get(setting)); v != "" {
-			return v
-		}
-		return def
-	}
-	pairs := []struct{ tailKey, def, setting, what string }{
-		{"Path_Key", "", "Path_Key", "the file path"},
-		{"Offset_Key", "", "Offset_Key", "the line's byte offset"},
-		{"Key", "log", "Log_Key", "the line"},
+	keys := chunk.DefaultConfig() // the plugin's defaults for its record keys
+	pairs := []struct{ tailKey, tailDefault, setting, pluginDefault, what string }{
+		{"Path_Key", "", "Path_Key", keys.PathKey, "the file path"},
+		{"Offset_Key", "", "Offset_Key", keys.OffsetKey, "the line's byte offset"},
+		{"Key", "log", "Log_Key", keys.LogKey, "the line"}, // tail's Key defaults to log
 	}
 	for _, in := range f.Sections {
 		if in.Kind != "INPUT" || in.Plugin() != "tail" || !routes(in, out) {
@@ -130,10 +126,13 @@ func checkRecordKeys(f *File, out Section, get func(string) string) []Finding {
 		for _, p := range pairs {
 			has, _ := in.Get(p.tailKey)
 			if strings.TrimSpace(has) == "" {
-				has = p.def
+				has = p.tailDefault
 			}
-			defaults := map[string]string{"Path_Key": "file", "Offset_Key": "offset", "Log_Key": "log"}
-			if plugin := want(p.setting, defaults[p.setting]); has != plugin {
+			plugin := strings.TrimSpace(get(p.setting))
+			if plugin == "" {
+				plugin = p.pluginDefault
+			}
+			if has != plugin {
 				shown := has
 				if shown == "" {
 					shown = "none"
