@@ -31,11 +31,7 @@ func snapshotOf(path string) (snapshot, error) {
 	if t.From < 0 {
 		return snapshot{}, errors.New(path + ": no newline in the last MiB")
 	}
-	id, err := journalfile.IdentityOf(path)
-	if err != nil {
-		return snapshot{}, err
-	}
-	return snapshot{id: id, size: t.Size, mtime: t.ModTime, tailFrom: t.From, lastLine: t.Last, tail: t.Partial}, nil
+	return snapshot{id: t.Identity, size: t.Size, mtime: t.ModTime, tailFrom: t.From, lastLine: t.Last, tail: t.Partial}, nil
 }
 
 // finished returns the rule that makes the file finished, or "".

@@ -11,8 +11,10 @@ import (
 
 // Tail is what the end of a journal file holds.
 type Tail struct {
-	Size    int64
-	ModTime time.Time
+	// Identity is the file's, read through the same descriptor as the rest.
+	Identity Identity
+	Size     int64
+	ModTime  time.Time
 	// From is the offset just past the last newline: the partial last line
 	// starts there. It is -1 when the window read holds no newline and does
 	// not reach the file's start.
@@ -44,7 +46,11 @@ func ReadTail(path string, window int64) (Tail, error) {
 	if !info.Mode().IsRegular() {
 		return Tail{}, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
 	}
-	t := Tail{Size: info.Size(), ModTime: info.ModTime()}
+	id, err := IdentityOfFile(fh)
+	if err != nil {
+		return Tail{}, err
+	}
+	t := Tail{Identity: id, Size: info.Size(), ModTime: info.ModTime()}
 	for n := min(window, firstTailRead); ; n = min(window, 2*n) {
 		start := max(0, t.Size-n)
 		buf := make([]byte, t.Size-start)
