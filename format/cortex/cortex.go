@@ -1,0 +1,201 @@
+// Package cortex is the Cortex Plane session buffer format
+// (docs/formats/cortex-plane.md): <root>/<job_id>/session_<ts>_<pod>.jsonl,
+// events SESSION_START … SESSION_END numbered by seq from 0.
+//
+// The line schema itself is judged by package integrity's validator, the
+// strict scanner's first user; this package maps its verdict onto the
+// format-neutral format.Event.
+package cortex
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/journalship/journalship/enrich"
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/integrity"
+)
+
+// Name is the format label value.
+const Name = "cortex"
+
+// Format is the Cortex Plane buffer.
+type Format struct{ cfg integrity.Config }
+
+// New returns the format with buffer schema version 1 judged strictly.
+func New() *Format { return &Format{cfg: integrity.DefaultConfig()} }
+
+// NewWith returns the format judging cfg's schema versions strictly.
+func NewWith(cfg integrity.Config) (*Format, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Format{cfg: cfg}, nil
+}
+
+// Name implements format.Format.
+func (*Format) Name() string { return Name }
+
+// eventTypes are the event_type values: the buffer's event types.
+var eventTypes = func() []string {
+	var out []string
+	for k := integrity.KindSessionStart; k.String() != ""; k++ {
+		out = append(out, k.String())
+	}
+	return out
+}()
+
+// EventTypes implements format.Format.
+func (*Format) EventTypes() []string { return eventTypes }
+
+// Annotations implements format.Format: the buffer's own annotations are
+// the neutral ones (seq, schema, path); none more.
+func (*Format) Annotations() []string { return nil }
+
+// Layouts implements format.Format.
+func (*Format) Layouts() []string {
+	return []string{"<root>/<job_id>/session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl (root /data/sessions)"}
+}
+
+// Claim implements format.Format: a file named session_*.jsonl; the parts
+// the name or directory get wrong are the Path's Problem.
+func (*Format) Claim(path string) (format.Path, bool) {
+	base := filepath.Base(path)
+	if !strings.HasPrefix(base, "session_") || !strings.HasSuffix(base, ".jsonl") {
+		return format.Path{}, false
+	}
+	pi := enrich.ParsePath(path)
+	p := format.Path{Format: Name, JobID: pi.JobID, Pod: pi.Pod, Started: pi.SessionStart,
+		Group: filepath.Dir(path), Problem: pi.Problem}
+	return p, true
+}
+
+// Sniff implements format.Format: a line of a known event type that is not
+// corrupt.
+func (f *Format) Sniff(first []byte) bool {
+	v, _ := integrity.New(f.cfg)
+	var a integrity.Arena
+	var ev integrity.Event
+	v.Validate(first, false, &a, &ev)
+	return ev.Outcome != integrity.Corrupt && ev.Kind != integrity.KindUnknown && len(ev.JobID) > 0
+}
+
+// Seq implements format.Format: 0 for SESSION_START, then one more per
+// event.
+func (*Format) Seq() format.SeqRule {
+	return format.SeqRule{Used: true, Start: 0, HasStart: true, Gaps: true}
+}
+
+// Scope implements format.Format: the state is the SESSION_START's.
+func (*Format) Scope() format.Scope { return format.ScopeFirstLine }
+
+// NewState implements format.Format.
+func (*Format) NewState(format.Path) format.State { return &State{} }
+
+// State is what a file's SESSION_START says, and whether it ended.
+type State struct {
+	Version        int64
+	HasVersion     bool
+	SessionID      string
+	AgentID        string
+	Pod            string
+	ended, terminal bool
+}
+
+// Open implements format.State: the buffer pairs nothing that must close.
+func (*State) Open() []string { return nil }
+
+// Over implements format.State.
+func (s *State) Over() (bool, bool) { return s.ended, s.terminal }
+
+// Derived implements format.State: the buffer derives no state.
+func (*State) Derived() string { return "" }
+
+// NewJudge implements format.Format.
+func (f *Format) NewJudge() format.Judge {
+	v, _ := integrity.New(f.cfg) // cfg was validated
+	return &judge{v: v}
+}
+
+type judge struct {
+	v  *integrity.Validator
+	ev integrity.Event
+}
+
+var roles = [...]format.Role{
+	integrity.KindUnknown:           format.RoleOther,
+	integrity.KindSessionStart:      format.RoleSessionStart,
+	integrity.KindCheckpointLoaded:  format.RoleCheckpoint,
+	integrity.KindLLMRequest:        format.RoleLLMRequest,
+	integrity.KindLLMResponse:       format.RoleLLMResponse,
+	integrity.KindToolStart:         format.RoleToolCall,
+	integrity.KindToolResult:        format.RoleToolResult,
+	integrity.KindCheckpointWritten: format.RoleCheckpoint,
+	integrity.KindApprovalRequested: format.RoleStatus,
+	integrity.KindStateTransition:   format.RoleStatus,
+	integrity.KindError:             format.RoleError,
+	integrity.KindSessionEnd:        format.RoleSessionEnd,
+}
+
+// Judge implements format.Judge.
+func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, out *format.Event) {
+	s, _ := st.(*State)
+	bestEffort := s != nil && s.HasVersion && !j.v.KnownVersion(s.Version)
+	ev := &j.ev
+	j.v.Validate(line, bestEffort, a, ev)
+	if ev.Kind == integrity.KindSessionStart && s != nil {
+		s.learn(ev)
+		if s.HasVersion && !j.v.KnownVersion(s.Version) && !bestEffort {
+			j.v.Validate(line, true, a, ev)
+		}
+	}
+	if ev.Kind == integrity.KindSessionEnd && ev.Outcome != integrity.Corrupt && s != nil {
+		s.ended = true
+		s.terminal = string(ev.EndReason) != "approval_pause"
+	}
+	convert(ev, out)
+}
+
+func (s *State) learn(ev *integrity.Event) {
+	if len(ev.AgentID) > 0 {
+		s.AgentID = string(ev.AgentID)
+	}
+	if len(ev.SessionID) > 0 {
+		s.SessionID = string(ev.SessionID)
+	}
+	if len(ev.PodName) > 0 {
+		s.Pod = string(ev.PodName)
+	}
+	if ev.HasSchemaVersion {
+		s.Version, s.HasVersion = ev.SchemaVersion, true
+	}
+}
+
+// convert maps the validator's verdict onto the neutral event.
+func convert(ev *integrity.Event, out *format.Event) {
+	out.Reset()
+	out.Outcome, out.CorruptReason = ev.Outcome, ev.CorruptReason
+	out.Violations = append(out.Violations, ev.Violations...)
+	if ev.Flags&integrity.UnknownType != 0 {
+		out.Flags |= format.UnknownType
+	}
+	if ev.Flags&integrity.BestEffort != 0 {
+		out.Flags |= format.BestEffort
+	}
+	if ev.Flags&integrity.DuplicateKey != 0 {
+		out.Flags |= format.DuplicateKey
+	}
+	out.EventType, out.TypeName, out.Role = ev.Kind.String(), ev.TypeName, roles[ev.Kind]
+	out.Time, out.HasTime = ev.Timestamp, ev.HasTimestamp
+	out.Seq, out.HasSeq = ev.Seq, ev.HasSeq
+	out.Pair, out.HasPair = ev.StepIndex, ev.HasStepIndex
+	out.SessionID, out.JobID, out.AgentID, out.Pod = ev.SessionID, ev.JobID, ev.AgentID, ev.PodName
+	out.Model, out.ToolName, out.ToolCallID = ev.Model, ev.ToolName, ev.InvocationID
+	if ev.HasTokens {
+		out.Usage = format.Usage{Input: ev.PromptTokens, Output: ev.CompletionTokens, Has: true}
+	}
+	if ev.Kind == integrity.KindSessionEnd && ev.Outcome != integrity.Corrupt {
+		out.Ends, out.Terminal = true, string(ev.EndReason) != "approval_pause"
+	}
+	out.SchemaVersion, out.HasSchemaVersion = ev.SchemaVersion, ev.HasSchemaVersion
+}
