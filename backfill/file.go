@@ -167,7 +167,6 @@ func (r *Runner) addCut(b *batch, prefix []byte, off, full int64, shipped []ledg
 	b.spans = append(b.spans, span{off: off, start: start, end: len(b.buf), cut: full - 1})
 }
 
-
 func (r *Runner) flush(ctx context.Context, b *batch, pathBytes []byte, path string) error {
 	if len(b.spans) == 0 {
 		return nil

@@ -136,7 +136,7 @@ type tailEntry struct {
 // identical entry, which Loki stores once.
 func (f *Finalizer) shipTail(ctx context.Context, path string, s snapshot) error {
 	te := tailEntry{Journalship: "truncated_tail", File: path, Offset: s.tailFrom, Bytes: len(s.tail), Preview: audit.PreviewN(s.tail, f.cfg.PreviewChars)}
-	if b, err := f.reader.Lookbehind(path, s.tailFrom, s.tail, -1); err == nil && b.SeqKnown && !b.AtStart {
+	if b, err := f.reader.Lookbehind(path, s.tailFrom, s.tail, -1, f.ship.Format(path).NewJudge()); err == nil && b.SeqKnown && !b.AtStart {
 		te.LastSeq = &b.PrevSeq
 	}
 	line, err := json.Marshal(te)

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/journalship/journalship/format"
 	"time"
 
 	"github.com/journalship/journalship/audit"
@@ -70,6 +71,8 @@ func (c Config) Validate() error {
 type Shipper interface {
 	backfill.Shipper
 	ShipSynthetic(ctx context.Context, entries []pipeline.Synthetic) error
+	// Format is the journal format of the file at path.
+	Format(path string) format.Format
 }
 
 // Ledger is the part of the ledger the finalizer uses.

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"strings"
 	"time"
 
 	"github.com/journalship/journalship/integrity"
@@ -105,7 +106,7 @@ type Event struct {
 	// ToolName and ToolCallID name a tool call or result (ToolCallID pairs
 	// them).
 	ToolName, ToolCallID []byte
-	Usage                            Usage
+	Usage                Usage
 	// CostUSD is a cost the line states itself (not computed from tokens).
 	CostUSD float64
 	HasCost bool
@@ -155,4 +156,21 @@ func (e *Event) HasNote(kind string) bool {
 		}
 	}
 	return false
+}
+
+// ViolationText renders violations as "field: reason; field: reason".
+func ViolationText(vs []integrity.Violation) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(v.Field)
+		b.WriteString(": ")
+		b.WriteString(v.Reason)
+	}
+	return b.String()
 }

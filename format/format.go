@@ -78,6 +78,14 @@ type State interface {
 	Derived() string
 }
 
+// SideFiles is implemented by a State that also reads files beside the
+// journal (snapshots rewritten in place). The pipeline calls Load when it
+// starts the file's state; Load must treat an absent, half-written or
+// invalid side file as unknown, never fail.
+type SideFiles interface {
+	Load(journalPath string)
+}
+
 // SeqRule is how a format numbers its lines with Event.Seq.
 type SeqRule struct {
 	// Used: the format numbers lines; with false Event.Seq is never judged.

@@ -68,18 +68,42 @@ type Judgement struct {
 	PrevSeq  int64 // the previous seq, for SeqRepeat and SeqRegression
 }
 
-// Judge compares a line's seq with the highest seq before it: one more is
-// in order, more is a gap, equal is a repeat, less is a regression.
+// SeqRule is how a journal format numbers its lines.
+type SeqRule struct {
+	// Start is the first line's seq, when HasStart (Cortex Plane: 0);
+	// otherwise a file may begin at any seq.
+	Start    int64
+	HasStart bool
+	// Gaps: each line is one more than the one before, so a larger step
+	// means lost lines. Without it only repeats and regressions count.
+	Gaps bool
+}
+
+// CortexRule is the Cortex Plane buffer's rule: 0 first, then one more
+// per event.
+var CortexRule = SeqRule{Start: 0, HasStart: true, Gaps: true}
+
+// Judge compares a line's seq with the highest seq before it by the Cortex
+// Plane rule: one more is in order, more is a gap, equal is a repeat, less
+// is a regression.
 func Judge(prev Prev, seq int64, hasSeq bool) Judgement {
+	return CortexRule.Judge(prev, seq, hasSeq)
+}
+
+// Judge compares a line's seq with the highest seq before it by the rule.
+func (r SeqRule) Judge(prev Prev, seq int64, hasSeq bool) Judgement {
 	if !hasSeq {
 		return Judgement{}
 	}
 	if !prev.Known {
 		return Judgement{Verdict: SeqUnverified}
 	}
+	if prev.AtStart && !r.HasStart {
+		return Judgement{} // any first seq
+	}
 	want := prev.Seq + 1
 	if prev.AtStart {
-		want = 0
+		want = r.Start
 	}
 	if !prev.AtStart && prev.Seq == math.MaxInt64 {
 		// Nothing can follow the largest seq: no gap, and no overflow.
@@ -89,7 +113,7 @@ func Judge(prev Prev, seq int64, hasSeq bool) Judgement {
 		return Judgement{Verdict: SeqRegression, PrevSeq: prev.Seq}
 	}
 	switch {
-	case seq == want:
+	case seq == want, seq > want && !r.Gaps:
 		return Judgement{}
 	case seq > want:
 		return Judgement{Verdict: SeqGap, From: want, To: seq - 1}

@@ -6,15 +6,16 @@
 package journalfile
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
-	"sync"
 	"sync/atomic"
 
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -61,12 +62,12 @@ type Before struct {
 	PrevSeq int64
 	// Exact is true when every line before was read.
 	Exact bool
-	// Model is the model of the nearest LLM_REQUEST before the line whose
-	// step_index is the requested step ("" when not found in the window).
+	// Model is the model of the nearest LLM request before the line whose
+	// pairing key is the requested one ("" when not found in the window).
 	Model string
-	// RequestStep and RequestModel are the step_index and model of the
-	// nearest LLM_REQUEST before the line, whatever its step ("" when none
-	// is in the window): a chunk that starts with that step's LLM_RESPONSE
+	// RequestStep and RequestModel are the pairing key and model of the
+	// nearest LLM request before the line, whatever its key ("" when none
+	// is in the window): a chunk that starts with that request's response
 	// needs no second look-behind for its model.
 	RequestStep  int64
 	RequestModel string
@@ -74,9 +75,8 @@ type Before struct {
 
 // Reader performs look-behinds. It is safe for concurrent use.
 type Reader struct {
-	cfg        Config
-	validators sync.Pool
-	reads      atomic.Int64
+	cfg   Config
+	reads atomic.Int64
 }
 
 // Reads returns how many look-behinds read the file so far.
@@ -87,17 +87,13 @@ func New(cfg Config) (*Reader, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Reader{cfg: cfg}
-	r.validators.New = func() any {
-		v, _ := integrity.New(integrity.DefaultConfig())
-		return v
-	}
-	return r, nil
+	return &Reader{cfg: cfg}, nil
 }
 
 // Lookbehind reads the file before offset, after checking that line really
-// starts there. With step >= 0 it also looks for that step's LLM_REQUEST.
-func (r *Reader) Lookbehind(path string, offset int64, line []byte, step int64) (Before, error) {
+// starts there, judging the lines before with j (the file's format). With
+// step >= 0 it also looks for the LLM request of that pairing key.
+func (r *Reader) Lookbehind(path string, offset int64, line []byte, step int64, j format.Judge) (Before, error) {
 	if offset == 0 {
 		return Before{SeqKnown: true, AtStart: true}, nil
 	}
@@ -118,17 +114,15 @@ func (r *Reader) Lookbehind(path string, offset int64, line []byte, step int64) 
 	if len(buf) < head+len(line) || !bytes.Equal(buf[head:head+len(line)], line) || buf[head-1] != '\n' {
 		return Before{}, ErrChanged
 	}
-	return r.scanBack(buf[:head-1], start == 0, step), nil
+	return scanBack(buf[:head-1], start == 0, step, j), nil
 }
 
 // scanBack walks the complete lines of buf from the last one backwards.
 // buf ends just before the newline that ends the previous line; atFileStart
 // says whether buf begins at the file's first byte.
-func (r *Reader) scanBack(buf []byte, atFileStart bool, step int64) Before {
-	v := r.validators.Get().(*integrity.Validator)
-	defer r.validators.Put(v)
+func scanBack(buf []byte, atFileStart bool, step int64, j format.Judge) Before {
 	var a integrity.Arena
-	var ev integrity.Event
+	var ev format.Event
 	var b Before
 	needModel := step >= 0
 	for end := len(buf); end >= 0; {
@@ -140,16 +134,17 @@ func (r *Reader) scanBack(buf []byte, atFileStart bool, step int64) Before {
 		end = i
 		a.Reset(0)
 		// The same rule as the pipeline: only a line that is not corrupt and
-		// carries a valid seq counts.
-		v.Validate(l, false, &a, &ev)
+		// carries a valid seq counts. No file state: the lines are read
+		// backwards, each on its own.
+		j.Judge(l, nil, &a, &ev)
 		if ev.HasSeq && (!b.SeqKnown || ev.Seq > b.PrevSeq) {
 			b.SeqKnown, b.PrevSeq = true, ev.Seq
 		}
-		if ev.Kind == integrity.KindLLMRequest && ev.HasStepIndex && len(ev.Model) > 0 {
+		if ev.Role == format.RoleLLMRequest && ev.HasPair && len(ev.Model) > 0 {
 			if b.RequestModel == "" {
-				b.RequestStep, b.RequestModel = ev.StepIndex, string(ev.Model)
+				b.RequestStep, b.RequestModel = ev.Pair, string(ev.Model)
 			}
-			if needModel && ev.StepIndex == step {
+			if needModel && ev.Pair == step {
 				b.Model, needModel = string(ev.Model), false
 			}
 		}
@@ -184,3 +179,51 @@ func (r *Reader) FirstLine(path string) ([]byte, error) {
 	}
 	return buf[:i], nil
 }
+
+// Replay calls fn with each complete line of path before offset, in file
+// order (without newline or trailing \r), after checking that line starts
+// at offset. It reads at most MaxReplay bytes, streaming: a format whose
+// state needs every line is rebuilt this way after a retry or a restart.
+func (r *Reader) Replay(path string, offset int64, line []byte, fn func(line []byte)) error {
+	if offset > MaxReplay {
+		return fmt.Errorf("journalfile: %s: %d bytes before the line, more than the %d a replay reads", path, offset, int64(MaxReplay))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r.reads.Add(1)
+	head := make([]byte, len(line)+1)
+	n, err := f.ReadAt(head, offset-1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("journalfile: read %s at %d: %w", path, offset-1, err)
+	}
+	if n < len(head) || head[0] != '\n' || !bytes.Equal(head[1:], line) {
+		return ErrChanged
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(f, 0, offset), 64<<10)
+	for {
+		l, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gather it whole.
+			long := append([]byte(nil), l...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				l, err = br.ReadSlice('\n')
+				long = append(long, l...)
+			}
+			l = long
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil // what is left has no newline: not a line yet
+			}
+			return fmt.Errorf("journalfile: read %s: %w", path, err)
+		}
+		fn(bytes.TrimSuffix(l[:len(l)-1], []byte("\r")))
+	}
+}
+
+// MaxReplay bounds what Replay reads: 256 MiB, far above a session's
+// journal.
+const MaxReplay = 256 << 20

@@ -1,6 +1,8 @@
 package journalfile
 
 import (
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/cortex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,20 +46,20 @@ func TestLookbehind(t *testing.T) {
 	r, err := New(DefaultConfig())
 	require.NoError(t, err)
 
-	b, err := r.Lookbehind(path, offs[4], []byte(lines[4]), 1)
+	b, err := r.Lookbehind(path, offs[4], []byte(lines[4]), 1, cortexJudge())
 	require.NoError(t, err)
 	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Model: "m-new", Exact: true, RequestStep: 1, RequestModel: "m-new"}, b, "walks over the torn line")
 
-	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), 0)
+	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), 0, cortexJudge())
 	require.NoError(t, err)
 	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 1, Model: "m-old", Exact: true, RequestModel: "m-old"}, b)
 
-	b, err = r.Lookbehind(path, offs[4], []byte(lines[4]), -1)
+	b, err = r.Lookbehind(path, offs[4], []byte(lines[4]), -1, cortexJudge())
 	require.NoError(t, err)
 	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Exact: true, RequestStep: 1, RequestModel: "m-new"}, b, "the nearest request, whatever its step")
 	assert.EqualValues(t, 3, r.Reads())
 
-	b, err = r.Lookbehind(path, 0, []byte(lines[0]), -1)
+	b, err = r.Lookbehind(path, 0, []byte(lines[0]), -1, cortexJudge())
 	require.NoError(t, err)
 	assert.Equal(t, Before{SeqKnown: true, AtStart: true}, b)
 }
@@ -66,10 +68,10 @@ func TestLookbehindAtStartWithoutSeq(t *testing.T) {
 	lines := []string{`garbage`, j("ERROR", `"seq":5`), `{"seq":3}`}
 	path, offs := writeJournal(t, lines...)
 	r, _ := New(DefaultConfig())
-	b, err := r.Lookbehind(path, offs[1], []byte(lines[1]), -1)
+	b, err := r.Lookbehind(path, offs[1], []byte(lines[1]), -1, cortexJudge())
 	require.NoError(t, err)
 	assert.Equal(t, Before{SeqKnown: true, AtStart: true, Exact: true}, b)
-	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), -1)
+	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), -1, cortexJudge())
 	require.NoError(t, err)
 	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 5, Exact: true}, b)
 }
@@ -80,7 +82,7 @@ func TestLookbehindWindowExhausted(t *testing.T) {
 	path, offs := writeJournal(t, lines...)
 	r, err := New(Config{Window: 4096, FirstLineMax: 1024})
 	require.NoError(t, err)
-	b, err := r.Lookbehind(path, offs[2], []byte(lines[2]), -1)
+	b, err := r.Lookbehind(path, offs[2], []byte(lines[2]), -1, cortexJudge())
 	require.NoError(t, err)
 	assert.False(t, b.SeqKnown, "no sequenced line within the window and not at the file start")
 }
@@ -88,11 +90,11 @@ func TestLookbehindWindowExhausted(t *testing.T) {
 func TestLookbehindChangedFile(t *testing.T) {
 	path, offs := writeJournal(t, j("ERROR", `"seq":0`), j("ERROR", `"seq":1`))
 	r, _ := New(DefaultConfig())
-	_, err := r.Lookbehind(path, offs[1], []byte(`{"seq":7}`), -1)
+	_, err := r.Lookbehind(path, offs[1], []byte(`{"seq":7}`), -1, cortexJudge())
 	assert.ErrorIs(t, err, ErrChanged)
-	_, err = r.Lookbehind(path, 3, []byte(`ype"`), -1)
+	_, err = r.Lookbehind(path, 3, []byte(`ype"`), -1, cortexJudge())
 	assert.ErrorIs(t, err, ErrChanged, "an offset inside a line is refused")
-	_, err = r.Lookbehind(filepath.Join(t.TempDir(), "gone"), 10, []byte("x"), -1)
+	_, err = r.Lookbehind(filepath.Join(t.TempDir(), "gone"), 10, []byte("x"), -1, cortexJudge())
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
 
@@ -123,7 +125,11 @@ func TestLookbehindTakesTheHighestRecentSeq(t *testing.T) {
 	lines = append(lines, j("E", `"seq":10`))
 	path, offs := writeJournal(t, lines...)
 	r, _ := New(DefaultConfig())
-	b, err := r.Lookbehind(path, offs[len(offs)-1], []byte(lines[len(lines)-1]), -1)
+	b, err := r.Lookbehind(path, offs[len(offs)-1], []byte(lines[len(lines)-1]), -1, cortexJudge())
 	require.NoError(t, err)
 	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 9, Exact: true}, b, "stale seqs do not hide seq 9")
 }
+
+// cortexJudge judges the look-behind's lines as Cortex Plane events, the
+// format of these tests' journals.
+func cortexJudge() format.Judge { return cortex.New().NewJudge() }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/deadletter"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
@@ -261,6 +262,10 @@ func (i *Instance) Ledger() *ledger.Ledger { return i.ledger }
 func (i *Instance) ShipSynthetic(ctx context.Context, entries []pipeline.Synthetic) error {
 	return i.pipe.ShipSynthetic(ctx, entries)
 }
+
+// Format returns the journal format of the file at path, as the pipeline
+// detects it.
+func (i *Instance) Format(path string) format.Format { return i.pipe.Format(path) }
 
 // PathError is a file setting (Ledger_Path, Dead_Letter_Path) whose file
 // cannot be opened; its message names the setting and its CLI flag, so a

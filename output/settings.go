@@ -9,6 +9,7 @@ import (
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/enrich"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
@@ -44,10 +45,12 @@ var Settings = []Setting{
 	{"Path_Key", "file", "Record key holding the file path (tail's Path_Key)."},
 	{"Offset_Key", "offset", "Record key holding the line's byte offset (tail's Offset_Key)."},
 	{"Labels", "service_name=agent-sessions", "Static stream labels: k=v,k2=v2."},
-	{"Label_Keys", "event_type,node", "Per-line values sent as stream labels (bounded keys only)."},
-	{"Metadata_Keys", "job_id,session_id,seq,pod,agent_id,model,step_index,invocation_id,tool_name,file,byte_offset,integrity,annotations", "Per-line values sent as structured metadata."},
+	{"Label_Keys", "format,event_type,node", "Per-line values sent as stream labels (bounded keys only)."},
+	{"Metadata_Keys", "job_id,session_id,run_id,seq,pod,agent_id,model,step_index,invocation_id,tool_name,file,byte_offset,integrity,state,tokens_in,tokens_out,tokens_cache_read,tokens_cache_write,annotations", "Per-line values sent as structured metadata."},
 	{"Allow_High_Cardinality_Labels", "off", "Allow job/session/... keys in Label_Keys (not for large clusters)."},
 	{"Node_Name", "$NODE_NAME or the host name", "The node label."},
+	{"Format", "auto", "Journal format of every file (cortex, codelia, orbitmesh, unknown), or auto: by path, confirmed by the first line."},
+	{"Format_Roots", "", "Restrict formats to roots: format=/dir:/dir2,format2=/dir3. Unset: each format's layout anywhere."},
 	{"Known_Schema_Versions", "1", "buffer_schema_version values judged strictly; others best-effort."},
 	{"Max_Line_Bytes", "256K", "Longer lines are dead-lettered (Loki's max_line_size)."},
 	{"Old_Entries", "rewrite", "Entries outside Loki's time window: rewrite (stamp now, keep original_timestamp) or dead_letter."},
@@ -167,6 +170,12 @@ func (p *parser) pipelineSettings(c *pipeline.Config) {
 	p.keys("Label_Keys", &c.Layout.Labels)
 	p.keys("Metadata_Keys", &c.Layout.Metadata)
 	p.bool("Allow_High_Cardinality_Labels", &c.Layout.AllowHighCardinality)
+	p.str("Format", &c.Formats.Format)
+	if s := p.get("Format_Roots"); s != "" {
+		roots, err := registry.ParseRoots(s)
+		p.fail("Format_Roots", err)
+		c.Formats.Roots = roots
+	}
 	p.versions("Known_Schema_Versions", &c.Integrity.KnownSchemaVersions)
 	p.size("Max_Line_Bytes", &c.MaxLineBytes)
 	if s := p.get("Old_Entries"); s != "" {

@@ -30,7 +30,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "file", c.chunk.PathKey)
 	assert.Equal(t, "offset", c.chunk.OffsetKey)
 	assert.Equal(t, map[string]string{"service_name": "agent-sessions"}, c.pipeline.Enrich.Static)
-	assert.Equal(t, []pipeline.Key{pipeline.KeyEventType, pipeline.KeyNode}, c.pipeline.Layout.Labels)
+	assert.Equal(t, []pipeline.Key{pipeline.KeyFormat, pipeline.KeyEventType, pipeline.KeyNode}, c.pipeline.Layout.Labels)
 	assert.Equal(t, pipeline.Rewrite, c.pipeline.OldEntries)
 	assert.Equal(t, "/var/lib/journalship/ledger.db", c.ledger.Path)
 	assert.Equal(t, "127.0.0.1:2021", c.metrics.Address)

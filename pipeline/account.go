@@ -62,9 +62,9 @@ func (p *Pipeline) account(w *work) {
 			}
 		}
 		t.missing += it.missing
-		if it.hasTokens && it.model != "" {
+		if it.usage.Has && it.model != "" {
 			v := t.tokens[it.model]
-			t.tokens[it.model] = [2]int64{v[0] + it.tokens[0], v[1] + it.tokens[1]}
+			t.tokens[it.model] = [2]int64{v[0] + it.usage.Input, v[1] + it.usage.Output}
 		}
 		if it.costModel != "" {
 			t.costs[it.costModel] += it.cost

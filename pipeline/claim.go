@@ -112,4 +112,3 @@ func filesOf(recs []chunk.Record) []string {
 	})
 	return paths
 }
-

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/enrich"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/journalfile"
 )
@@ -34,7 +35,10 @@ const (
 
 // Config is the pipeline's configuration.
 type Config struct {
-	Integrity  integrity.Config
+	// Integrity is the Cortex Plane buffer's schema versions.
+	Integrity integrity.Config
+	// Formats selects how each file's journal format is detected.
+	Formats    registry.Config
 	Enrich     enrich.Config
 	Lookbehind journalfile.Config
 	Layout     Layout
@@ -60,6 +64,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Integrity:     integrity.DefaultConfig(),
+		Formats:       registry.DefaultConfig(),
 		Enrich:        enrich.DefaultConfig(),
 		Lookbehind:    journalfile.DefaultConfig(),
 		Layout:        DefaultLayout(),
@@ -74,7 +79,7 @@ func DefaultConfig() Config {
 
 // Validate checks every part.
 func (c Config) Validate() error {
-	errs := []error{c.Integrity.Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate()}
+	errs := []error{c.Integrity.Validate(), c.formats().Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate()}
 	if c.MaxLineBytes < 1024 {
 		errs = append(errs, fmt.Errorf("pipeline: max line bytes %d is below 1024", c.MaxLineBytes))
 	}
@@ -92,6 +97,13 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.labelClash())
 	return errors.Join(errs...)
+}
+
+// formats is the registry configuration with the Cortex schema versions.
+func (c Config) formats() registry.Config {
+	f := c.Formats
+	f.Cortex = c.Integrity
+	return f
 }
 
 // labelClash refuses a static label that is also a per-line label

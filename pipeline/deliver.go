@@ -132,7 +132,7 @@ func timestampRefusal(reason string) bool {
 func (p *Pipeline) rewrite(w *work, i int) {
 	it := &w.items[i]
 	it.annots |= aTimestampRewritten
-	meta := stamped(it.meta, it.ts, annotList(w, it.annots))
+	meta := stamped(it.meta, it.ts, annotList(w, it))
 	it.ts, it.meta, it.rewritten = p.cfg.Now().Add(time.Duration(w.retry.Len())), meta, true
 	r := &w.recs[i]
 	if err := w.retry.Add(it.labels, loki.Entry{Timestamp: it.ts, Line: string(r.Line), Metadata: meta, Ref: i}); err != nil {

@@ -8,13 +8,14 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/loki"
 )
 
 // maxMeta bounds the metadata pairs of one entry: every key plus the
 // annotation details.
-const maxMeta = 32
+const maxMeta = 40
 
 // Metadata keys for annotation details; always structured metadata.
 const (
@@ -30,16 +31,16 @@ const (
 	mdCostModel         = "cost_model"      // the price table entry cost_usd is attributed to
 )
 
-// eventTypeValue is the bounded event_type label: the known types, "other"
-// for unknown ones and "corrupt" for lines without a readable type.
+// eventTypeValue is the bounded event_type label: the format's types,
+// "other" for unknown ones and "corrupt" for lines without a readable type.
 func eventTypeValue(it *item) string {
 	switch {
 	case it.outcome == integrity.Corrupt:
 		return "corrupt"
-	case it.kind == integrity.KindUnknown:
+	case it.eventType == "":
 		return "other"
 	}
-	return it.kind.String()
+	return it.eventType
 }
 
 // labelSets caches the label slice for each combination of the varying
@@ -49,11 +50,11 @@ type labelSets struct {
 	static []loki.Label
 	node   string
 	mu     sync.Mutex
-	m      map[[3]string][]loki.Label
+	m      map[[4]string][]loki.Label
 }
 
 func newLabelSets(cfg Config) *labelSets {
-	ls := &labelSets{layout: cfg.Layout.Labels, node: cfg.Enrich.Node, m: map[[3]string][]loki.Label{}}
+	ls := &labelSets{layout: cfg.Layout.Labels, node: cfg.Enrich.Node, m: map[[4]string][]loki.Label{}}
 	for k, v := range cfg.Enrich.Static {
 		ls.static = append(ls.static, loki.Label{Name: k, Value: v})
 	}
@@ -66,8 +67,8 @@ func newLabelSets(cfg Config) *labelSets {
 	return ls
 }
 
-func (ls *labelSets) get(eventType, integ, version string) []loki.Label {
-	key := [3]string{eventType, integ, version}
+func (ls *labelSets) get(fmtName, eventType, integ, version string) []loki.Label {
+	key := [4]string{fmtName, eventType, integ, version}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if l, ok := ls.m[key]; ok {
@@ -84,6 +85,8 @@ func (ls *labelSets) get(eventType, integ, version string) []loki.Label {
 			l = append(l, loki.Label{Name: string(k), Value: integ})
 		case KeySchemaVersion:
 			l = append(l, loki.Label{Name: string(k), Value: version})
+		case KeyFormat:
+			l = append(l, loki.Label{Name: string(k), Value: fmtName})
 		}
 	}
 	ls.m[key] = l
@@ -120,8 +123,8 @@ func (m *meta) done() []loki.Label {
 // buildEntry adds record i to the batch with its labels and metadata.
 func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgement) {
 	r, it, ev := &w.recs[i], &w.items[i], &w.ev
-	it.ts = ev.Timestamp
-	if !ev.HasTimestamp {
+	it.ts = ev.Time
+	if !ev.HasTime {
 		// The previous line's time keeps the line in place on the
 		// session's timeline; Fluent Bit's read time is the last resort.
 		it.ts, it.annots = w.lastTS, it.annots|aTimestampFallback
@@ -150,9 +153,9 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 		m.add(mdOriginalTimestamp, it.ts.Format(time.RFC3339Nano))
 		it.ts, it.annots, it.rewritten = now, it.annots|aTimestampRewritten, true
 	}
-	m.add(string(KeyAnnotations), annotList(w, it.annots))
+	m.add(string(KeyAnnotations), annotList(w, it))
 	it.meta = m.done()
-	it.labels = p.labelSet.get(eventTypeValue(it), it.outcome.String(), p.versionValue(f))
+	it.labels = p.labelSet.get(it.format, eventTypeValue(it), it.outcome.String(), p.versionValue(f))
 	p.addToBatch(w, i)
 }
 
@@ -174,7 +177,7 @@ func (p *Pipeline) addToBatch(w *work, i int) {
 }
 
 // addKeys adds the layout's metadata keys.
-func (p *Pipeline) addKeys(m *meta, f *fileState, i int, ev *integrity.Event) {
+func (p *Pipeline) addKeys(m *meta, f *fileState, i int, ev *format.Event) {
 	it, r := &m.w.items[i], &m.w.recs[i]
 	for _, k := range p.cfg.Layout.Metadata {
 		switch k {
@@ -203,11 +206,11 @@ func (p *Pipeline) addKeys(m *meta, f *fileState, i int, ev *integrity.Event) {
 		case KeyModel:
 			m.add(string(k), it.model)
 		case KeyStepIndex:
-			if ev.HasStepIndex {
-				m.addInt(string(k), ev.StepIndex)
+			if ev.HasPair {
+				m.addInt(string(k), ev.Pair)
 			}
 		case KeyInvocationID:
-			m.addBytes(string(k), ev.InvocationID)
+			m.addBytes(string(k), ev.ToolCallID)
 		case KeyToolName:
 			m.addBytes(string(k), ev.ToolName)
 		case KeySessionStart:
@@ -226,18 +229,53 @@ func (p *Pipeline) addKeys(m *meta, f *fileState, i int, ev *integrity.Event) {
 			if r.HasOffset {
 				m.addInt(string(k), r.Offset)
 			}
+		default:
+			p.addSharedKey(m, k, f, it, ev)
+		}
+	}
+}
+
+// addSharedKey adds the keys whose meaning every format shares: run,
+// format, derived state and token usage.
+func (p *Pipeline) addSharedKey(m *meta, k Key, f *fileState, it *item, ev *format.Event) {
+	switch k {
+	case KeyRunID:
+		if len(ev.RunID) > 0 {
+			m.addBytes(string(k), ev.RunID)
+		} else {
+			m.add(string(k), f.path.RunID)
+		}
+	case KeyFormat:
+		m.add(string(k), it.format)
+	case KeyState:
+		m.add(string(k), ev.State)
+	case KeyTokensIn, KeyTokensOut, KeyTokensCacheRead, KeyTokensCacheWrite:
+		if !it.usage.Has {
+			return
+		}
+		n := it.usage.Input
+		switch k {
+		case KeyTokensOut:
+			n = it.usage.Output
+		case KeyTokensCacheRead:
+			n = it.usage.CacheRead
+		case KeyTokensCacheWrite:
+			n = it.usage.CacheWrite
+		}
+		if n != 0 || k == KeyTokensIn || k == KeyTokensOut {
+			m.addInt(string(k), n) // no cache key for a format without caches
 		}
 	}
 }
 
 // addDetails adds the annotation details.
-func (p *Pipeline) addDetails(m *meta, f *fileState, i int, ev *integrity.Event, j integrity.Judgement) {
+func (p *Pipeline) addDetails(m *meta, f *fileState, i int, ev *format.Event, j integrity.Judgement) {
 	it := &m.w.items[i]
 	if it.outcome == integrity.Corrupt {
 		m.add(mdCorruptReason, ev.CorruptReason)
 	}
 	if len(ev.Violations) > 0 {
-		m.add(mdViolations, ev.ViolationText())
+		m.add(mdViolations, format.ViolationText(ev.Violations))
 	}
 	if it.costModel != "" {
 		var scratch [32]byte
@@ -254,11 +292,16 @@ func (p *Pipeline) addDetails(m *meta, f *fileState, i int, ev *integrity.Event,
 		var scratch [48]byte
 		m.addBytes(j.Verdict.String(), m.w.arena.Copy(j.Detail(scratch[:0])))
 	}
+	for _, n := range ev.Notes[:ev.NoteCount] {
+		m.addBytes(n.Kind, n.Detail)
+	}
 }
 
-// annotList renders the annotation kinds as "a,b,c" in the arena.
-func annotList(w *work, a annot) string {
-	if a == 0 {
+// annotList renders the annotation kinds, the format's own last, as
+// "a,b,c" in the arena.
+func annotList(w *work, it *item) string {
+	a := it.annots
+	if a == 0 && it.notes == 0 {
 		return ""
 	}
 	var scratch [256]byte
@@ -270,6 +313,12 @@ func annotList(w *work, a annot) string {
 			}
 			b = append(b, annotNames[k]...)
 		}
+	}
+	for _, n := range it.note[:it.notes] {
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, n...)
 	}
 	c := w.arena.Copy(b)
 	return unsafe.String(&c[0], len(c))

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/journalship/journalship/enrich"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -14,16 +14,24 @@ import (
 type fileState struct {
 	mu sync.Mutex
 
-	path         enrich.PathInfo
+	path         format.Path
 	sessionStart string // the path's session time, RFC 3339
 
-	sessionRead   bool // SESSION_START seen or looked up
+	// format is the file's journal format, detected once (detect); st is
+	// its per-file state, fed lines in file order up to stateEnd (the
+	// offset just past the last line fed; -1 when nothing was).
+	format   format.Format
+	how      string // how the format was detected
+	st       format.State
+	stateEnd int64
+
+	sessionRead   bool // the session start seen or looked up
 	agentID       string
 	sessionID     string
 	schemaVersion int64
 	hasVersion    bool
 
-	// models remembers the model of recent LLM_REQUESTs by step.
+	// models remembers the model of recent LLM requests by pairing key.
 	models [8]stepModel
 	next   int
 
@@ -111,11 +119,7 @@ func (c *fileCache) get(path []byte) *fileState {
 		c.evict()
 	}
 	p := string(path)
-	pi := enrich.ParsePath(p)
-	f := &fileState{path: pi, lastUsed: c.clock}
-	if !pi.SessionStart.IsZero() {
-		f.sessionStart = pi.SessionStart.Format("2006-01-02T15:04:05Z07:00")
-	}
+	f := &fileState{lastUsed: c.clock, stateEnd: -1}
 	c.m[p] = f
 	return f
 }

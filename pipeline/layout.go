@@ -29,13 +29,22 @@ const (
 	KeySessionStart  Key = "session_start"  // high-cardinality
 	KeySchemaVersion Key = "schema_version" // bounded but rarely useful
 	KeyAnnotations   Key = "annotations"    // comma-separated annotation kinds
+	KeyFormat        Key = "format"         // bounded: the registered formats and "unknown"
+	KeyRunID         Key = "run_id"         // high-cardinality
+	KeyState         Key = "state"          // bounded: a format's derived states
+	// Token usage of a response, in every format's terms.
+	KeyTokensIn         Key = "tokens_in"
+	KeyTokensOut        Key = "tokens_out"
+	KeyTokensCacheRead  Key = "tokens_cache_read"
+	KeyTokensCacheWrite Key = "tokens_cache_write"
 )
 
 var allKeys = []Key{KeyEventType, KeyNode, KeyIntegrity, KeyJobID, KeySessionID, KeySeq, KeyPod,
 	KeyAgentID, KeyModel, KeyStepIndex, KeyInvocationID, KeyToolName, KeyFile, KeyOffset,
-	KeySessionStart, KeySchemaVersion, KeyAnnotations}
+	KeySessionStart, KeySchemaVersion, KeyAnnotations, KeyFormat, KeyRunID, KeyState,
+	KeyTokensIn, KeyTokensOut, KeyTokensCacheRead, KeyTokensCacheWrite}
 
-var boundedKeys = []Key{KeyEventType, KeyNode, KeyIntegrity, KeySchemaVersion}
+var boundedKeys = []Key{KeyEventType, KeyNode, KeyIntegrity, KeySchemaVersion, KeyFormat, KeyState}
 
 // Layout decides which keys become stream labels and which structured
 // metadata. Annotation details (violations, seq_gap, ...) are always
@@ -49,13 +58,14 @@ type Layout struct {
 	AllowHighCardinality bool
 }
 
-// DefaultLayout: labels event_type and node (plus the static labels, such
-// as service_name); everything else as structured metadata.
+// DefaultLayout: labels format, event_type and node (plus the static
+// labels, such as service_name); everything else as structured metadata.
 func DefaultLayout() Layout {
 	return Layout{
-		Labels: []Key{KeyEventType, KeyNode},
-		Metadata: []Key{KeyJobID, KeySessionID, KeySeq, KeyPod, KeyAgentID, KeyModel, KeyStepIndex,
-			KeyInvocationID, KeyToolName, KeyFile, KeyOffset, KeyIntegrity, KeyAnnotations},
+		Labels: []Key{KeyFormat, KeyEventType, KeyNode},
+		Metadata: []Key{KeyJobID, KeySessionID, KeyRunID, KeySeq, KeyPod, KeyAgentID, KeyModel, KeyStepIndex,
+			KeyInvocationID, KeyToolName, KeyFile, KeyOffset, KeyIntegrity, KeyState,
+			KeyTokensIn, KeyTokensOut, KeyTokensCacheRead, KeyTokensCacheWrite, KeyAnnotations},
 	}
 }
 

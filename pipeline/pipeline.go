@@ -8,6 +8,8 @@ import (
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/deadletter"
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
@@ -93,6 +95,7 @@ type Pipeline struct {
 	reader   *journalfile.Reader
 	works    sync.Pool
 	labelSet *labelSets
+	formats  *registry.Registry
 }
 
 // New builds a pipeline.
@@ -110,13 +113,16 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	reg, err := registry.New(cfg.formats())
+	if err != nil {
+		return nil, err
+	}
 	p := &Pipeline{cfg: cfg, deps: deps, files: newFileCache(cfg.FileCacheSize),
-		models: &interner{m: map[string]string{}}, reader: r}
+		models: &interner{m: map[string]string{}}, reader: r, formats: reg}
 	p.labelSet = newLabelSets(cfg)
 	p.presetMetrics()
 	p.works.New = func() any {
-		v, _ := integrity.New(cfg.Integrity) // cfg validated above
-		return &work{val: v, arena: integrity.NewArena(64 << 10)}
+		return &work{judges: map[format.Format]format.Judge{}, arena: integrity.NewArena(64 << 10)}
 	}
 	return p, nil
 }

@@ -3,9 +3,11 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -24,65 +26,148 @@ func (p *Pipeline) process(ctx context.Context, w *work) {
 }
 
 // processOrphans handles records without a path (Path_Key not set): they
-// are validated and shipped, but have no file context or continuity.
+// are validated and shipped, but have no file context or continuity; the
+// format is the one the first line's content says.
 func (p *Pipeline) processOrphans(w *work, idx []int) {
-	f := &fileState{}
+	f := &fileState{stateEnd: -1}
+	d := p.formats.Detect("", w.recs[idx[0]].Line)
+	f.format, f.how, f.path = d.Format, d.How, d.Path
 	f.path.Problem = "record has no path (set Path_Key on the tail input)"
+	j := w.judge(f.format)
 	for _, i := range idx {
-		p.judgeLine(w, f, i, integrity.Prev{})
+		p.judgeLine(w, f, j, i, integrity.Prev{})
 	}
 }
 
 func (p *Pipeline) processFile(ctx context.Context, w *work, f *fileState, idx []int) {
 	path := unsafe.String(&w.recs[idx[0]].Path[0], len(w.recs[idx[0]].Path))
-	p.readSession(f, path, &w.recs[idx[0]])
+	p.detect(f, path, &w.recs[idx[0]])
+	j := w.judge(f.format)
+	rule := f.format.Seq()
 	var cur integrity.Prev
 	prevEnd := int64(-1)
 	w.lastTS = f.lastTS
 	for _, i := range idx {
 		r := &w.recs[i]
-		prev := p.prevOf(ctx, w, f, path, r, cur, prevEnd)
-		cur = p.judgeLine(w, f, i, prev)
+		p.followState(w, f, j, path, r)
+		prev := integrity.Prev{}
+		if rule.Used {
+			prev = p.prevOf(ctx, w, f, j, path, r, cur, prevEnd)
+		}
+		cur = p.judgeLine(w, f, j, i, prev)
 		if r.HasOffset {
 			prevEnd = r.Offset + lineLen(r) + 1
+			if f.st != nil && f.stateEnd >= 0 {
+				f.stateEnd = prevEnd
+			}
 		}
 	}
-	if prevEnd >= 0 {
+	if prevEnd >= 0 && rule.Used {
 		f.putEnd(prevEnd, cur)
 	}
 	f.lastTS = w.lastTS
 }
 
-// readSession learns agent_id and buffer_schema_version from the file's
-// SESSION_START, reading the file's first line when this chunk does not
-// start the file.
-func (p *Pipeline) readSession(f *fileState, path string, first *chunk.Record) {
-	if f.sessionRead || (first.HasOffset && first.Offset == 0) {
+// detect picks the file's format once, from its path and first line, and
+// starts its state. The first line is the chunk's when the chunk starts
+// the file, else read from disk; when neither is at hand, the chunk's
+// first line stands in for content detection.
+func (p *Pipeline) detect(f *fileState, path string, first *chunk.Record) {
+	if f.format != nil {
 		return
 	}
-	f.sessionRead = true
-	line, err := p.reader.FirstLine(path)
-	if err != nil {
-		p.deps.Logger.Debugf("file=%s: cannot read SESSION_START: %v", path, err)
+	var line []byte
+	switch {
+	case first.HasOffset && first.Offset == 0:
+		line = first.Line
+	case first.HasOffset:
+		l, err := p.reader.FirstLine(path)
+		if err != nil {
+			p.deps.Logger.Debugf("file=%s: cannot read the first line: %v", path, err)
+		}
+		line = l
+	}
+	sniff := line
+	if sniff == nil {
+		sniff = first.Line
+	}
+	// path may point into the chunk (unsafe.String): what the Path keeps of
+	// it must outlive the flush.
+	d := p.formats.Detect(strings.Clone(path), sniff)
+	f.format, f.how, f.path = d.Format, d.How, d.Path
+	if !f.path.Started.IsZero() {
+		f.sessionStart = f.path.Started.Format("2006-01-02T15:04:05Z07:00")
+	}
+	if f.how == "fallback" {
+		p.deps.Logger.Warnf("file=%s: no journal format claims it; shipped as format=%s, each line checked as JSON", path, f.format.Name())
+	}
+	f.st = p.newState(f, path)
+	f.stateEnd = -1
+	if f.st == nil || f.format.Scope() != format.ScopeFirstLine || line == nil || first.Offset == 0 {
 		return
 	}
+	// The state of a first-line format is what its first line says.
 	var a integrity.Arena
-	var ev integrity.Event
-	v, _ := integrity.New(p.cfg.Integrity)
-	v.Validate(line, false, &a, &ev)
+	var ev format.Event
+	f.format.NewJudge().Judge(line, f.st, &a, &ev)
 	p.learnSession(f, &ev)
 }
 
-func (p *Pipeline) learnSession(f *fileState, ev *integrity.Event) {
-	if ev.Kind != integrity.KindSessionStart {
+// followState keeps an all-lines state in step with the file: when r does
+// not continue where the state stopped (a retry, a restart, another
+// worker's chunk), the state is rebuilt from the file's start up to r.
+// When that cannot be done the lines are judged without state (its
+// annotations are then left out rather than made up).
+func (p *Pipeline) followState(w *work, f *fileState, j format.Judge, path string, r *chunk.Record) {
+	if f.format.Scope() != format.ScopeAllLines || !r.HasOffset {
+		return
+	}
+	if f.st != nil && f.stateEnd >= 0 && (f.stateEnd == r.Offset || f.stateEnd+1 == r.Offset) {
+		return // in step (allowing the \r Fluent Bit strips from a CRLF line)
+	}
+	f.st, f.stateEnd = p.newState(f, path), -1
+	if r.Offset == 0 {
+		f.stateEnd = 0
+		return
+	}
+	var a integrity.Arena
+	var ev format.Event
+	err := p.reader.Replay(path, r.Offset, r.Line, func(line []byte) {
+		a.Reset(0)
+		j.Judge(line, f.st, &a, &ev)
+		if ev.Role == format.RoleSessionStart {
+			p.learnSession(f, &ev)
+		}
+	})
+	if err != nil {
+		p.deps.Logger.Debugf("file=%s offset=%d: cannot rebuild the %s state: %v", path, r.Offset, f.format.Name(), err)
+		f.st = nil
+		return
+	}
+	f.stateEnd = r.Offset
+}
+
+// newState starts the file's format state, with the side files it reads.
+func (p *Pipeline) newState(f *fileState, path string) format.State {
+	st := f.format.NewState(f.path)
+	if sf, ok := st.(format.SideFiles); ok && path != "" {
+		sf.Load(path)
+	}
+	return st
+}
+
+// learnSession remembers what a session's start says of the whole file.
+func (p *Pipeline) learnSession(f *fileState, ev *format.Event) {
+	if ev.Role != format.RoleSessionStart || ev.Outcome == integrity.Corrupt {
 		return
 	}
 	f.sessionRead = true
-	if len(ev.AgentID) > 0 {
-		f.agentID = string(ev.AgentID)
+	// Interned: a file holding many sessions allocates nothing per start.
+	if len(ev.AgentID) > 0 && string(ev.AgentID) != f.agentID {
+		f.agentID = p.models.get(ev.AgentID)
 	}
-	if len(ev.SessionID) > 0 {
-		f.sessionID = string(ev.SessionID)
+	if len(ev.SessionID) > 0 && string(ev.SessionID) != f.sessionID {
+		f.sessionID = p.models.get(ev.SessionID)
 	}
 	if ev.HasSchemaVersion {
 		f.schemaVersion, f.hasVersion = ev.SchemaVersion, true
@@ -91,7 +176,7 @@ func (p *Pipeline) learnSession(f *fileState, ev *integrity.Event) {
 
 // prevOf finds the sequenced line before r: in this chunk, in memory of
 // earlier chunks, on disk, then in the ledger.
-func (p *Pipeline) prevOf(ctx context.Context, w *work, f *fileState, path string, r *chunk.Record, cur integrity.Prev, prevEnd int64) integrity.Prev {
+func (p *Pipeline) prevOf(ctx context.Context, w *work, f *fileState, j format.Judge, path string, r *chunk.Record, cur integrity.Prev, prevEnd int64) integrity.Prev {
 	if !r.HasOffset {
 		return cur // no offsets: only adjacency within the chunk is assumed
 	}
@@ -104,10 +189,10 @@ func (p *Pipeline) prevOf(ctx context.Context, w *work, f *fileState, path strin
 	if prev, ok := f.prevAt(r.Offset); ok {
 		return prev
 	}
-	b, err := p.reader.Lookbehind(path, r.Offset, r.Line, -1)
+	b, err := p.reader.Lookbehind(path, r.Offset, r.Line, -1, j)
 	if err == nil && b.RequestModel != "" {
-		// The nearest request's model, for an LLM_RESPONSE of its step
-		// among the first lines of the chunk.
+		// The nearest request's model, for a response of its pair among
+		// the first lines of the chunk.
 		f.putModel(b.RequestStep, p.models.get([]byte(b.RequestModel)))
 	}
 	if err == nil && b.SeqKnown {
@@ -128,29 +213,30 @@ func (p *Pipeline) prevOf(ctx context.Context, w *work, f *fileState, path strin
 // judgeLine validates one line, judges its continuity, enriches it and adds
 // it to the batch (or the dead letters). It returns the continuity state
 // after the line.
-func (p *Pipeline) judgeLine(w *work, f *fileState, i int, prev integrity.Prev) integrity.Prev {
+func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev integrity.Prev) integrity.Prev {
 	r, it, ev := &w.recs[i], &w.items[i], &w.ev
 	if r.Problem != "" {
 		w.deadLetter(i, dlUndecodable, r.Problem)
 		return prev
 	}
-	bestEffort := f.hasVersion && !w.val.KnownVersion(f.schemaVersion)
-	w.val.Validate(r.Line, bestEffort, w.arena, ev)
-	if ev.Kind == integrity.KindSessionStart {
-		p.learnSession(f, ev)
-		if f.hasVersion && !w.val.KnownVersion(f.schemaVersion) && !bestEffort {
-			w.val.Validate(r.Line, true, w.arena, ev)
-		}
-	}
-	it.outcome, it.kind = ev.Outcome, ev.Kind
+	j.Judge(r.Line, f.st, w.arena, ev)
+	p.learnSession(f, ev)
+	it.outcome, it.eventType, it.format = ev.Outcome, ev.EventType, f.format.Name()
 	it.seq, it.hasSeq = ev.Seq, ev.HasSeq
-	if ev.HasTimestamp {
-		w.lastTS = ev.Timestamp
+	if ev.HasTime {
+		w.lastTS = ev.Time
 	}
-	j := integrity.Judge(prev, ev.Seq, ev.HasSeq)
-	it.annots |= annotsOf(ev, j)
-	it.missing = j.Missing()
-	p.attributeModel(w, f, i)
+	var jd integrity.Judgement
+	if rule := f.format.Seq(); rule.Used {
+		jd = integrity.SeqRule{Start: rule.Start, HasStart: rule.HasStart, Gaps: rule.Gaps}.Judge(prev, ev.Seq, ev.HasSeq)
+	}
+	it.annots |= annotsOf(ev, jd)
+	it.notes = ev.NoteCount
+	for k := range ev.NoteCount {
+		it.note[k] = ev.Notes[k].Kind
+	}
+	it.missing = jd.Missing()
+	p.attributeModel(w, f, j, i)
 	switch n := lineLen(r); {
 	case r.Cut > 0:
 		// Only its first bytes were read: never shipped as if whole,
@@ -159,13 +245,16 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, i int, prev integrity.Prev) 
 	case n > int64(p.cfg.MaxLineBytes):
 		w.deadLetter(i, dlTooLong, fmt.Sprintf("line of %d bytes exceeds Max_Line_Bytes %d", n, p.cfg.MaxLineBytes))
 	default:
-		p.buildEntry(w, f, i, j)
+		p.buildEntry(w, f, i, jd)
+	}
+	if !f.format.Seq().Used {
+		return prev
 	}
 	it.after = prev.After(ev.Seq, ev.HasSeq)
 	return it.after
 }
 
-func annotsOf(ev *integrity.Event, j integrity.Judgement) annot {
+func annotsOf(ev *format.Event, j integrity.Judgement) annot {
 	var a annot
 	switch ev.Outcome {
 	case integrity.Corrupt:
@@ -173,13 +262,13 @@ func annotsOf(ev *integrity.Event, j integrity.Judgement) annot {
 	case integrity.SchemaInvalid:
 		a |= aSchemaInvalid
 	}
-	if ev.Flags&integrity.UnknownType != 0 {
+	if ev.Flags&format.UnknownType != 0 {
 		a |= aUnknownType
 	}
-	if ev.Flags&integrity.BestEffort != 0 {
+	if ev.Flags&format.BestEffort != 0 {
 		a |= aBestEffort
 	}
-	if ev.Flags&integrity.DuplicateKey != 0 {
+	if ev.Flags&format.DuplicateKey != 0 {
 		a |= aDuplicateKey
 	}
 	switch j.Verdict {
@@ -193,43 +282,49 @@ func annotsOf(ev *integrity.Event, j integrity.Judgement) annot {
 	return a
 }
 
-// attributeModel puts the step's LLM_REQUEST model on an LLM_RESPONSE
-// (whose schema has no model), and remembers requests' models.
-func (p *Pipeline) attributeModel(w *work, f *fileState, i int) {
+// attributeModel gives a response its model: its own, else its request's
+// (found by the pairing key in memory or, for a chunk's first lines, on
+// disk); and remembers requests' models by pairing key.
+func (p *Pipeline) attributeModel(w *work, f *fileState, j format.Judge, i int) {
 	ev, it, r := &w.ev, &w.items[i], &w.recs[i]
-	switch ev.Kind {
-	case integrity.KindLLMRequest:
+	switch ev.Role {
+	case format.RoleLLMRequest:
 		if len(ev.Model) > 0 {
 			it.model = p.models.get(ev.Model)
-			if ev.HasStepIndex {
-				f.putModel(ev.StepIndex, it.model)
+			if ev.HasPair {
+				f.putModel(ev.Pair, it.model)
 			}
 		}
-	case integrity.KindLLMResponse:
-		if !ev.HasStepIndex {
-			break
-		}
-		m, ok := f.model(ev.StepIndex)
-		if !ok && r.HasOffset && len(r.Path) > 0 {
-			path := unsafe.String(&r.Path[0], len(r.Path))
-			if b, err := p.reader.Lookbehind(path, r.Offset, r.Line, ev.StepIndex); err == nil && b.Model != "" {
-				m, ok = p.models.get([]byte(b.Model)), true
-				f.putModel(ev.StepIndex, m)
+	case format.RoleLLMResponse:
+		m, ok := "", false
+		if len(ev.Model) > 0 {
+			m, ok = p.models.get(ev.Model), true
+		} else if ev.HasPair {
+			m, ok = f.model(ev.Pair)
+			if !ok && r.HasOffset && len(r.Path) > 0 {
+				path := unsafe.String(&r.Path[0], len(r.Path))
+				if b, err := p.reader.Lookbehind(path, r.Offset, r.Line, ev.Pair, j); err == nil && b.Model != "" {
+					m, ok = p.models.get([]byte(b.Model)), true
+					f.putModel(ev.Pair, m)
+				}
 			}
+		}
+		if !ok && !ev.HasPair && len(ev.Model) == 0 {
+			break // nothing to pair: a response without a model of its own
 		}
 		it.model = m
 		if !ok {
 			it.annots |= aModelUnknown
 		}
-		if ev.HasTokens && ev.Outcome == integrity.Valid {
-			it.tokens, it.hasTokens = [2]int64{ev.PromptTokens, ev.CompletionTokens}, true
+		if ev.Usage.Has && ev.Outcome == integrity.Valid {
+			it.usage = ev.Usage
 			p.price(it)
 		}
 	}
 }
 
-// price attributes the cost of a valid LLM_RESPONSE's tokens to a price
-// table entry; a model the table does not cover is annotated, not guessed.
+// price attributes the cost of a valid response's tokens to a price table
+// entry; a model the table does not cover is annotated, not guessed.
 func (p *Pipeline) price(it *item) {
 	if p.deps.Prices == nil || it.model == "" {
 		return
@@ -239,5 +334,5 @@ func (p *Pipeline) price(it *item) {
 		it.annots |= aPriceUnknown
 		return
 	}
-	it.cost, it.costModel = pr.Cost(it.tokens[0], it.tokens[1]), pr.Model
+	it.cost, it.costModel = pr.Cost(it.usage.Input, it.usage.Output), pr.Model
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/deadletter"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/loki"
 )
 
@@ -103,13 +104,23 @@ func syntheticLetter(e *Synthetic, reason string) deadletter.Entry {
 	return deadletter.Entry{Time: e.Time, File: e.Path, Offset: e.Offset, HasOffset: e.HasOffset, Line: e.Line, Reason: reason, Stage: "loki"}
 }
 
+// Format returns the journal format of the file at path: detected from its
+// path and first line once, then remembered with the file's state.
+func (p *Pipeline) Format(path string) format.Format {
+	f := p.files.get([]byte(path))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p.detect(f, path, &chunk.Record{Offset: 1, HasOffset: true})
+	return f.format
+}
+
 // syntheticEntry builds labels and entry for e, with the file's context.
 func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Entry) {
 	f := p.files.get([]byte(e.Path))
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	p.readSession(f, e.Path, &chunk.Record{Offset: 1, HasOffset: true})
-	labels := p.labelSet.get(e.Kind, "synthetic", p.versionValue(f))
+	p.detect(f, e.Path, &chunk.Record{Offset: 1, HasOffset: true})
+	labels := p.labelSet.get(f.format.Name(), e.Kind, "synthetic", p.versionValue(f))
 	var md []loki.Label
 	add := func(k Key, v string) {
 		if v != "" && slices.Contains(p.cfg.Layout.Metadata, k) {
@@ -120,6 +131,8 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Ent
 	add(KeySessionID, f.sessionID)
 	add(KeyPod, f.path.Pod)
 	add(KeyAgentID, f.agentID)
+	add(KeyRunID, f.path.RunID)
+	add(KeyFormat, f.format.Name())
 	add(KeyFile, e.Path)
 	if e.HasOffset {
 		add(KeyOffset, strconv.FormatInt(e.Offset, 10))

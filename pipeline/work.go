@@ -7,6 +7,7 @@ import (
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/deadletter"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
@@ -40,14 +41,16 @@ var annotNames = [annotCount]string{"corrupt", "schema_invalid", "unknown_type",
 // item is the pipeline's verdict on one record.
 type item struct {
 	outcome   integrity.Outcome
-	kind      integrity.Kind
+	eventType string // the format's event type, "" for an unknown one
+	format    string // the file's format
 	annots    annot
+	note      [format.MaxNotes]string // the format's own annotations
+	notes     int
 	ts        time.Time
 	labels    []loki.Label
 	meta      []loki.Label
 	model     string
-	tokens    [2]int64
-	hasTokens bool
+	usage     format.Usage
 	cost      float64 // USD, when costModel is set
 	costModel string  // the price table entry the cost is attributed to
 	missing   int64   // seqs a gap leaves out
@@ -67,9 +70,9 @@ type work struct {
 	tag    string
 	order  []int
 	items  []item
-	val    *integrity.Validator
+	judges map[format.Format]format.Judge
 	arena  *integrity.Arena
-	ev     integrity.Event
+	ev     format.Event
 	meta   []loki.Label
 	batch  loki.Batch
 	retry  loki.Batch
@@ -81,6 +84,16 @@ type work struct {
 	lastTS time.Time // the last event time seen in the current file
 	now    time.Time // the clock at the start of the Ship
 	tally  tally
+}
+
+// judge returns this work's judge for f, made on first use.
+func (w *work) judge(f format.Format) format.Judge {
+	j, ok := w.judges[f]
+	if !ok {
+		j = f.NewJudge()
+		w.judges[f] = j
+	}
+	return j
 }
 
 func (w *work) reset(recs []chunk.Record, tag string) {

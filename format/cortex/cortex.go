@@ -57,27 +57,29 @@ func (*Format) Layouts() []string {
 	return []string{"<root>/<job_id>/session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl (root /data/sessions)"}
 }
 
-// Claim implements format.Format: a file named session_*.jsonl; the parts
-// the name or directory get wrong are the Path's Problem.
+// Claim implements format.Format: a file named session_*.jsonl. The parts
+// the name or directory get wrong are the Path's Problem; a path that is
+// not claimed still says what it can (for a file found by its content).
 func (*Format) Claim(path string) (format.Path, bool) {
 	base := filepath.Base(path)
-	if !strings.HasPrefix(base, "session_") || !strings.HasSuffix(base, ".jsonl") {
-		return format.Path{}, false
-	}
 	pi := enrich.ParsePath(path)
 	p := format.Path{Format: Name, JobID: pi.JobID, Pod: pi.Pod, Started: pi.SessionStart,
 		Group: filepath.Dir(path), Problem: pi.Problem}
-	return p, true
+	return p, strings.HasPrefix(base, "session_") && strings.HasSuffix(base, ".jsonl")
 }
 
-// Sniff implements format.Format: a line of a known event type that is not
-// corrupt.
+var sniffPaths = integrity.MustPaths("type", "job_id")
+
+// Sniff implements format.Format: a JSON object whose type is one of the
+// buffer's and which has a string job_id.
 func (f *Format) Sniff(first []byte) bool {
-	v, _ := integrity.New(f.cfg)
-	var a integrity.Arena
-	var ev integrity.Event
-	v.Validate(first, false, &a, &ev)
-	return ev.Outcome != integrity.Corrupt && ev.Kind != integrity.KindUnknown && len(ev.JobID) > 0
+	var c integrity.Capture
+	if c.Scan(first, sniffPaths) != "" {
+		return false
+	}
+	t, ok := c.Str(0)
+	_, job := c.Str(1)
+	return ok && job && integrity.KindOf(t) != integrity.KindUnknown
 }
 
 // Seq implements format.Format: 0 for SESSION_START, then one more per
@@ -94,11 +96,11 @@ func (*Format) NewState(format.Path) format.State { return &State{} }
 
 // State is what a file's SESSION_START says, and whether it ended.
 type State struct {
-	Version        int64
-	HasVersion     bool
-	SessionID      string
-	AgentID        string
-	Pod            string
+	Version         int64
+	HasVersion      bool
+	SessionID       string
+	AgentID         string
+	Pod             string
 	ended, terminal bool
 }
 
@@ -157,15 +159,6 @@ func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, out *for
 }
 
 func (s *State) learn(ev *integrity.Event) {
-	if len(ev.AgentID) > 0 {
-		s.AgentID = string(ev.AgentID)
-	}
-	if len(ev.SessionID) > 0 {
-		s.SessionID = string(ev.SessionID)
-	}
-	if len(ev.PodName) > 0 {
-		s.Pod = string(ev.PodName)
-	}
 	if ev.HasSchemaVersion {
 		s.Version, s.HasVersion = ev.SchemaVersion, true
 	}

@@ -11,16 +11,36 @@ import (
 	"strings"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/codelia"
 	"github.com/journalship/journalship/format/cortex"
+	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/unknown"
+	"github.com/journalship/journalship/integrity"
 )
 
-// All returns every registered format, in the order detection tries them,
-// without the fallback. To add a format, add it here (see the README).
+// All returns every registered format with its default configuration, in
+// the order detection tries them, without the fallback.
 func All() []format.Format {
-	return []format.Format{
-		cortex.New(),
+	formats, _ := build(DefaultConfig())
+	return formats
+}
+
+// build constructs the formats with their configurations. To add a format,
+// add it here, and its configuration to Config (see the README).
+func build(cfg Config) ([]format.Format, error) {
+	c, err := cortex.NewWith(cfg.Cortex)
+	if err != nil {
+		return nil, err
 	}
+	cl, err := codelia.NewWith(cfg.Codelia)
+	if err != nil {
+		return nil, err
+	}
+	om, err := orbitmesh.NewWith(cfg.OrbitMesh)
+	if err != nil {
+		return nil, err
+	}
+	return []format.Format{c, cl, om}, nil
 }
 
 // Unknown is the fallback for files no format claims: each line is checked
@@ -37,15 +57,24 @@ type Config struct {
 	// Roots restricts a format to files under the given directories, by
 	// format name; a format without roots claims its layout anywhere.
 	Roots map[string][]string
+
+	// The formats' own settings.
+	Cortex    integrity.Config
+	Codelia   codelia.Config
+	OrbitMesh orbitmesh.Config
 }
 
 // DefaultConfig detects every format anywhere.
 func DefaultConfig() Config {
-	return Config{Format: Auto, Roots: map[string][]string{}}
+	return Config{Format: Auto, Roots: map[string][]string{}, Cortex: integrity.DefaultConfig(),
+		Codelia: codelia.DefaultConfig(), OrbitMesh: orbitmesh.DefaultConfig()}
 }
 
 // Validate reports an unknown format name or a relative root.
 func (c Config) Validate() error {
+	if err := errors.Join(c.Cortex.Validate(), c.Codelia.Validate(), c.OrbitMesh.Validate()); err != nil {
+		return err
+	}
 	if c.Format != Auto && Lookup(c.Format) == nil {
 		return fmt.Errorf("registry: unknown format %q (known: %s, or %s)", c.Format, strings.Join(Names(), ", "), Auto)
 	}
@@ -94,11 +123,31 @@ func New(cfg Config) (*Registry, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Registry{cfg: cfg, formats: All()}
+	formats, err := build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &Registry{cfg: cfg, formats: formats}
 	if cfg.Format != Auto {
-		r.forced = Lookup(cfg.Format)
+		r.forced = r.Lookup(cfg.Format)
 	}
 	return r, nil
+}
+
+// Lookup returns the registry's format with the given name (the fallback
+// included), or nil.
+func (r *Registry) Lookup(name string) format.Format {
+	for _, f := range append(r.formats, Unknown) {
+		if f.Name() == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Formats returns the registry's formats, the fallback last.
+func (r *Registry) Formats() []format.Format {
+	return append(slices.Clone(r.formats), Unknown)
 }
 
 // ErrNoFormat is returned by Explicit for a name no format has.
@@ -106,7 +155,7 @@ var ErrNoFormat = errors.New("registry: no such format")
 
 // Explicit returns the format named by an explicit choice (a tag, a flag).
 func (r *Registry) Explicit(name string) (format.Format, error) {
-	if f := Lookup(name); f != nil {
+	if f := r.Lookup(name); f != nil {
 		return f, nil
 	}
 	return nil, fmt.Errorf("%w: %q (known: %s)", ErrNoFormat, name, strings.Join(Names(), ", "))
@@ -152,10 +201,14 @@ func (r *Registry) Detect(path string, first []byte) Detection {
 	if first != nil {
 		for _, f := range r.formats {
 			if f.Sniff(first) {
+				// Outside the format's layout: what the path still says, and
+				// that it is not the layout.
+				// Retention takes the file alone, never a directory it
+				// happens to be in.
 				p, _ := f.Claim(path)
-				p.Format = f.Name()
-				if p.Group == "" {
-					p.Group = path
+				p.Format, p.Group = f.Name(), path
+				if p.Problem == "" {
+					p.Problem = "path is not in the " + f.Name() + " layout"
 				}
 				return Detection{Format: f, Path: p, How: "content"}
 			}
@@ -178,4 +231,26 @@ func (r *Registry) inRoots(name, path string) bool {
 		rel, err := filepath.Rel(root, path)
 		return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 	})
+}
+
+// ParseRoots parses the Format_Roots setting: "codelia=/a:/b,orbitmesh=/c".
+func ParseRoots(s string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, dirs, ok := strings.Cut(part, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.TrimSpace(dirs) == "" {
+			return nil, fmt.Errorf("registry: %q is not format=/dir[:/dir2]", part)
+		}
+		for _, d := range strings.Split(dirs, ":") {
+			if d = strings.TrimSpace(d); d != "" {
+				out[name] = append(out[name], filepath.Clean(d))
+			}
+		}
+	}
+	return out, nil
 }

@@ -79,3 +79,13 @@ func TestNamesAreBoundedLabelValues(t *testing.T) {
 		assert.LessOrEqual(t, len(f.EventTypes()), 64, "format %s: event_type must stay bounded", f.Name())
 	}
 }
+
+func TestParseRoots(t *testing.T) {
+	roots, err := ParseRoots(" codelia=/home/a/.codelia/sessions:/srv/c/ , cortex=/data/sessions")
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]string{"codelia": {"/home/a/.codelia/sessions", "/srv/c"}, "cortex": {"/data/sessions"}}, roots)
+	_, err = ParseRoots("codelia")
+	assert.ErrorContains(t, err, "not format=/dir")
+	_, err = ParseRoots("=/x")
+	assert.Error(t, err)
+}

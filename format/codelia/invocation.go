@@ -1,0 +1,105 @@
+package codelia
+
+import (
+	"strconv"
+
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/integrity"
+)
+
+// The invocations: llm.request and llm.response paired by seq, their model
+// and tokens (docs/formats/codelia.md, Continuity; Model and tokens).
+
+// request reads an llm.request: its model (model.name, else input.model,
+// else the header's) and its invocation seq.
+func (j *judge) request(s *State, a *integrity.Arena, ev *format.Event) {
+	c := &j.c
+	m, ok := nonEmptyStr(c, rModelName)
+	if !ok {
+		m, ok = nonEmptyStr(c, rInputModel)
+	}
+	if !ok && s != nil {
+		m = s.headerModel
+	}
+	ev.Model = a.Copy(m)
+	if !ev.HasSeq {
+		return
+	}
+	ev.Pair, ev.HasPair = ev.Seq, true
+	if s == nil {
+		return
+	}
+	v := s.request(ev.Seq, ev.Model)
+	if v.kind == orderGap {
+		j.num = strconv.AppendInt(j.num[:0], v.last+1, 10)
+		if ev.Seq-1 > v.last+1 {
+			j.num = append(j.num, '-')
+			j.num = strconv.AppendInt(j.num, ev.Seq-1, 10)
+		}
+		ev.Note(NoteRequestSeqGap, a.Copy(j.num))
+		return
+	}
+	j.order(v, NoteRequestSeqRepeat, NoteRequestSeqRegression, a, ev)
+}
+
+// order annotates a repeat or a regression with "after <last>".
+func (j *judge) order(v verdict, repeat, regression string, a *integrity.Arena, ev *format.Event) {
+	kind := repeat
+	switch v.kind {
+	case orderRepeat:
+	case orderRegression:
+		kind = regression
+	default:
+		return
+	}
+	j.num = append(j.num[:0], "after "...)
+	j.num = strconv.AppendInt(j.num, v.last, 10)
+	ev.Note(kind, a.Copy(j.num))
+}
+
+// response reads an llm.response: its usage, its model (the usage's, else
+// its request's, else the header's) and pairs it with its request
+// (docs/formats/codelia.md, Model and tokens).
+func (j *judge) response(s *State, a *integrity.Arena, ev *format.Event) {
+	c := &j.c
+	if c.Get(rUsage).Kind == integrity.JSONObject {
+		u := &ev.Usage
+		var okIn, okOut bool
+		u.Input, okIn = count(c, rUsageInput)
+		u.Output, okOut = count(c, rUsageOutput)
+		u.CacheRead, _ = count(c, rUsageCached)
+		u.CacheWrite, _ = count(c, rUsageCacheCreation)
+		u.Has = okIn || okOut
+		if m, ok := nonEmptyStr(c, rUsageModel); ok {
+			ev.Model = a.Copy(m)
+		}
+	}
+	if ev.HasSeq {
+		ev.Pair, ev.HasPair = ev.Seq, true
+	}
+	if s == nil {
+		return
+	}
+	var model []byte
+	found := true
+	if ev.HasSeq {
+		model, found = s.response(ev.Seq)
+		if !found {
+			ev.Note(NoteResponseWithoutRequest, nil)
+		}
+	}
+	if len(ev.Model) == 0 {
+		if len(model) == 0 {
+			model = s.headerModel
+		}
+		ev.Model = a.Copy(model)
+	}
+}
+
+// count reads a token count: an integer >= 0, else 0.
+func count(c *integrity.Capture, id int) (int64, bool) {
+	if n, ok := c.Int(id); ok && n >= 0 {
+		return n, true
+	}
+	return 0, false
+}
