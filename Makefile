@@ -68,7 +68,9 @@ test: build loki
 FUZZTIME ?=
 FUZZ_TARGETS := chunk:FuzzDecode:200000x integrity:FuzzScan:150000x integrity:FuzzValidate:150000x \
 	integrity:FuzzParseTime:200000x integrity:FuzzFormats:200000x enrich:FuzzParsePath:200000x \
-	output:FuzzFlush:2000x
+	output:FuzzFlush:2000x integrity:FuzzCapture:100000x \
+	format/codelia:FuzzJudge:100000x format/codelia:FuzzClaim:100000x \
+	format/orbitmesh:FuzzJudge:100000x format/orbitmesh:FuzzClaim:100000x format/orbitmesh:FuzzSnapshot:10000x
 fuzz:
 	@failed=""; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; budget=$${rest#*:}; \
 		budget=$${FUZZTIME:-$$budget}; echo "fuzz $$pkg $$fn ($$budget)"; \
@@ -76,7 +78,7 @@ fuzz:
 	if [ -n "$$failed" ]; then echo "fuzz targets that failed:$$failed"; exit 1; fi
 
 bench: build
-	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s -cpu=1 ./chunk ./integrity ./loki ./pipeline ./audit ./ledger
+	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s -cpu=1 ./chunk ./integrity ./format/... ./loki ./pipeline ./audit ./ledger
 
 run: build loki
 	$(BIN)/journalship demo
