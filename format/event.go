@@ -174,3 +174,18 @@ func ViolationText(vs []integrity.Violation) string {
 	}
 	return b.String()
 }
+
+// Begin starts judging a line: it scans line with c for the paths p and
+// returns the string value of the path typeID, the line's type. A line
+// that is not a JSON object, or whose type is not a string, is marked
+// corrupt (with noType as the reason for the latter) and ok is false.
+func Begin(c *integrity.Capture, line []byte, p *integrity.Paths, typeID int, noType string, ev *Event) (name []byte, ok bool) {
+	if reason := c.Scan(line, p); reason != "" {
+		ev.Corrupt(reason)
+		return nil, false
+	}
+	if name, ok = c.Str(typeID); !ok {
+		ev.Corrupt(noType)
+	}
+	return name, ok
+}

@@ -40,13 +40,8 @@ func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, ev *form
 
 func (j *judge) judge(line []byte, s *State, a *integrity.Arena, ev *format.Event) {
 	c := &j.c
-	if reason := c.Scan(line, recordPaths); reason != "" {
-		ev.Corrupt(reason)
-		return
-	}
-	name, ok := c.Str(rType)
+	name, ok := format.Begin(c, line, recordPaths, rType, reasonNoType, ev)
 	if !ok {
-		ev.Corrupt(reasonNoType)
 		return
 	}
 	t := typeOf(name)

@@ -20,13 +20,8 @@ const reasonNoKind = `no string "kind"`
 func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, ev *format.Event) {
 	ev.Reset()
 	c := &j.c
-	if reason := c.Scan(line, paths); reason != "" {
-		ev.Corrupt(reason)
-		return
-	}
-	name, ok := c.Str(pKind)
+	name, ok := format.Begin(c, line, paths, pKind, reasonNoKind, ev)
 	if !ok {
-		ev.Corrupt(reasonNoKind)
 		return
 	}
 	k := kindOf(name)
