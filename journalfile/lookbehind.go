@@ -185,6 +185,9 @@ func (r *Reader) FirstLine(path string) ([]byte, error) {
 // at offset. It reads at most MaxReplay bytes, streaming: a format whose
 // state needs every line is rebuilt this way after a retry or a restart.
 func (r *Reader) Replay(path string, offset int64, line []byte, fn func(line []byte)) error {
+	if offset <= 0 {
+		return nil // nothing before the file's first line
+	}
 	if offset > MaxReplay {
 		return fmt.Errorf("journalfile: %s: %d bytes before the line, more than the %d a replay reads", path, offset, int64(MaxReplay))
 	}

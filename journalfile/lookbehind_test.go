@@ -133,3 +133,20 @@ func TestLookbehindTakesTheHighestRecentSeq(t *testing.T) {
 // cortexJudge judges the look-behind's lines as Cortex Plane events, the
 // format of these tests' journals.
 func cortexJudge() format.Judge { return cortex.New().NewJudge() }
+
+func TestReplay(t *testing.T) {
+	r, err := New(DefaultConfig())
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	data := "{\"a\":1}\r\n{\"a\":2}\n{\"a\":3}\n"
+	require.NoError(t, os.WriteFile(path, []byte(data), 0o644))
+	var got []string
+	collect := func(l []byte) { got = append(got, string(l)) }
+	require.NoError(t, r.Replay(path, 17, []byte(`{"a":3}`), collect))
+	assert.Equal(t, []string{`{"a":1}`, `{"a":2}`}, got, "lines before the offset, in order, \\r stripped")
+	got = nil
+	require.NoError(t, r.Replay(path, 0, []byte(`{"a":1}`), collect))
+	assert.Empty(t, got, "nothing precedes the first line")
+	assert.ErrorIs(t, r.Replay(path, 17, []byte(`{"a":9}`), collect), ErrChanged, "the file no longer holds the line")
+	assert.ErrorIs(t, r.Replay(path, 16, []byte(`{"a":3}`), collect), ErrChanged, "the offset is not a line's start")
+}

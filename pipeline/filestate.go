@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -21,11 +22,12 @@ type fileState struct {
 	// its per-file state, fed lines in file order up to stateEnd (the
 	// offset just past the last line fed; -1 when nothing was).
 	format   format.Format
-	how      string // how the format was detected
 	st       format.State
 	stateEnd int64
+	// seqRule is the format's rule for seq, read once (seqUsed: it has one).
+	seqRule integrity.SeqRule
+	seqUsed bool
 
-	sessionRead   bool // the session start seen or looked up
 	agentID       string
 	sessionID     string
 	schemaVersion int64
@@ -53,6 +55,13 @@ type stepModel struct {
 type endState struct {
 	end  int64
 	prev integrity.Prev
+}
+
+// setFormat takes the detected format, its path and its seq rule.
+func (f *fileState) setFormat(d registry.Detection) {
+	f.format, f.path = d.Format, d.Path
+	r := d.Format.Seq()
+	f.seqRule, f.seqUsed = integrity.SeqRule{Start: r.Start, HasStart: r.HasStart, Gaps: r.Gaps}, r.Used
 }
 
 func (f *fileState) putModel(step int64, model string) {

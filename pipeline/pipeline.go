@@ -91,7 +91,8 @@ type Pipeline struct {
 	cfg      Config
 	deps     Deps
 	files    *fileCache
-	models   *interner
+	models   *interner // model names
+	ids      *interner // session and agent ids
 	reader   *journalfile.Reader
 	works    sync.Pool
 	labelSet *labelSets
@@ -118,7 +119,8 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 		return nil, err
 	}
 	p := &Pipeline{cfg: cfg, deps: deps, files: newFileCache(cfg.FileCacheSize),
-		models: &interner{m: map[string]string{}}, reader: r, formats: reg}
+		models: &interner{m: map[string]string{}},
+		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg}
 	p.labelSet = newLabelSets(cfg)
 	p.presetMetrics()
 	p.works.New = func() any {

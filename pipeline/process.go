@@ -30,8 +30,7 @@ func (p *Pipeline) process(ctx context.Context, w *work) {
 // format is the one the first line's content says.
 func (p *Pipeline) processOrphans(w *work, idx []int) {
 	f := &fileState{stateEnd: -1}
-	d := p.formats.Detect("", w.recs[idx[0]].Line)
-	f.format, f.how, f.path = d.Format, d.How, d.Path
+	f.setFormat(p.formats.Detect("", w.recs[idx[0]].Line))
 	f.path.Problem = "record has no path (set Path_Key on the tail input)"
 	j := w.judge(f.format)
 	for _, i := range idx {
@@ -43,7 +42,6 @@ func (p *Pipeline) processFile(ctx context.Context, w *work, f *fileState, idx [
 	path := unsafe.String(&w.recs[idx[0]].Path[0], len(w.recs[idx[0]].Path))
 	p.detect(f, path, &w.recs[idx[0]])
 	j := w.judge(f.format)
-	rule := f.format.Seq()
 	var cur integrity.Prev
 	prevEnd := int64(-1)
 	w.lastTS = f.lastTS
@@ -51,7 +49,7 @@ func (p *Pipeline) processFile(ctx context.Context, w *work, f *fileState, idx [
 		r := &w.recs[i]
 		p.followState(w, f, j, path, r)
 		prev := integrity.Prev{}
-		if rule.Used {
+		if f.seqUsed {
 			prev = p.prevOf(ctx, w, f, j, path, r, cur, prevEnd)
 		}
 		cur = p.judgeLine(w, f, j, i, prev)
@@ -62,7 +60,7 @@ func (p *Pipeline) processFile(ctx context.Context, w *work, f *fileState, idx [
 			}
 		}
 	}
-	if prevEnd >= 0 && rule.Used {
+	if prevEnd >= 0 && f.seqUsed {
 		f.putEnd(prevEnd, cur)
 	}
 	f.lastTS = w.lastTS
@@ -94,11 +92,11 @@ func (p *Pipeline) detect(f *fileState, path string, first *chunk.Record) {
 	// path may point into the chunk (unsafe.String): what the Path keeps of
 	// it must outlive the flush.
 	d := p.formats.Detect(strings.Clone(path), sniff)
-	f.format, f.how, f.path = d.Format, d.How, d.Path
+	f.setFormat(d)
 	if !f.path.Started.IsZero() {
 		f.sessionStart = f.path.Started.Format("2006-01-02T15:04:05Z07:00")
 	}
-	if f.how == "fallback" {
+	if d.How == "fallback" {
 		p.deps.Logger.Warnf("file=%s: no journal format claims it; shipped as format=%s, each line checked as JSON", path, f.format.Name())
 	}
 	f.st = p.newState(f, path)
@@ -161,13 +159,14 @@ func (p *Pipeline) learnSession(f *fileState, ev *format.Event) {
 	if ev.Role != format.RoleSessionStart || ev.Outcome == integrity.Corrupt {
 		return
 	}
-	f.sessionRead = true
-	// Interned: a file holding many sessions allocates nothing per start.
+	// Interned (apart from model names, which must stay interned however
+	// many sessions come): a file of many sessions allocates nothing per
+	// start.
 	if len(ev.AgentID) > 0 && string(ev.AgentID) != f.agentID {
-		f.agentID = p.models.get(ev.AgentID)
+		f.agentID = p.ids.get(ev.AgentID)
 	}
 	if len(ev.SessionID) > 0 && string(ev.SessionID) != f.sessionID {
-		f.sessionID = p.models.get(ev.SessionID)
+		f.sessionID = p.ids.get(ev.SessionID)
 	}
 	if ev.HasSchemaVersion {
 		f.schemaVersion, f.hasVersion = ev.SchemaVersion, true
@@ -227,8 +226,8 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev 
 		w.lastTS = ev.Time
 	}
 	var jd integrity.Judgement
-	if rule := f.format.Seq(); rule.Used {
-		jd = integrity.SeqRule{Start: rule.Start, HasStart: rule.HasStart, Gaps: rule.Gaps}.Judge(prev, ev.Seq, ev.HasSeq)
+	if f.seqUsed {
+		jd = f.seqRule.Judge(prev, ev.Seq, ev.HasSeq)
 	}
 	it.annots |= annotsOf(ev, jd)
 	it.notes = ev.NoteCount
@@ -247,7 +246,7 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev 
 	default:
 		p.buildEntry(w, f, i, jd)
 	}
-	if !f.format.Seq().Used {
+	if !f.seqUsed {
 		return prev
 	}
 	it.after = prev.After(ev.Seq, ev.HasSeq)

@@ -102,11 +102,18 @@ func Names() []string {
 
 // Lookup returns the format with the given name (the fallback included),
 // or nil.
-func Lookup(name string) format.Format {
-	for _, f := range append(All(), Unknown) {
+func Lookup(name string) format.Format { return find(All(), name) }
+
+// find returns the format of formats, or the fallback, named name; nil
+// when none is.
+func find(formats []format.Format, name string) format.Format {
+	for _, f := range formats {
 		if f.Name() == name {
 			return f
 		}
+	}
+	if Unknown.Name() == name {
+		return Unknown
 	}
 	return nil
 }
@@ -136,14 +143,7 @@ func New(cfg Config) (*Registry, error) {
 
 // Lookup returns the registry's format with the given name (the fallback
 // included), or nil.
-func (r *Registry) Lookup(name string) format.Format {
-	for _, f := range append(r.formats, Unknown) {
-		if f.Name() == name {
-			return f
-		}
-	}
-	return nil
-}
+func (r *Registry) Lookup(name string) format.Format { return find(r.formats, name) }
 
 // Formats returns the registry's formats, the fallback last.
 func (r *Registry) Formats() []format.Format {
