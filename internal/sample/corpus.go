@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// FormatName is the format label of the Cortex Plane files Generate
+// writes.
+const FormatName = "cortex"
+
 // Corpus is a generated set of session files with their truth.
 type Corpus struct {
 	Files []File // job by job, each job's sessions in chronological order
@@ -15,10 +19,12 @@ type Corpus struct {
 
 // File is one session file.
 type File struct {
-	Rel         string // path under the root: <job_id>/session_<ts>_<pod>.jsonl
+	Rel         string // path under the root: <job_id>/session_<ts>_<pod>.jsonl for Cortex Plane
 	Data        []byte // exact file content
+	Format      string // the format label the file ships with ("cortex", "codelia", …)
 	JobID       string
 	SessionID   string
+	RunID       string // the run_id every line ships with ("" when the format has none)
 	Pod         string
 	AgentID     string
 	Lines       []Line // every complete line (terminated by \n), in file order
@@ -37,11 +43,20 @@ type Line struct {
 	Model            string // LLM_REQUEST and LLM_RESPONSE: the model of the step's request
 	PromptTokens     int64  // LLM_RESPONSE only
 	CompletionTokens int64  // LLM_RESPONSE only
-	Expect           []string
+	// CacheReadTokens and CacheWriteTokens are the prompt tokens a
+	// response read from and wrote to the provider's cache (0 when none).
+	CacheReadTokens, CacheWriteTokens int64
+	// Counted: Loki must count this line's tokens (tokens_in, tokens_out,
+	// tokens_cache_*) under Model: a valid response with usage.
+	Counted bool
+	// State is the derived state shipped with the line ("" when the
+	// format derives none).
+	State  string
+	Expect []string
 }
 
-// TokensByModel returns [prompt, completion] tokens summed over the valid
-// LLM_RESPONSE lines, by the model of their step's request.
+// TokensByModel returns [prompt, completion] tokens summed over the
+// Counted lines, by model.
 func (c *Corpus) TokensByModel() map[string][2]int64 {
 	out := map[string][2]int64{}
 	if c == nil {
@@ -49,12 +64,33 @@ func (c *Corpus) TokensByModel() map[string][2]int64 {
 	}
 	for _, f := range c.Files {
 		for _, l := range f.Lines {
-			if !l.Valid || l.Type != TypeLLMResponse {
+			if !l.Counted {
 				continue
 			}
 			t := out[l.Model]
 			t[0] += l.PromptTokens
 			t[1] += l.CompletionTokens
+			out[l.Model] = t
+		}
+	}
+	return out
+}
+
+// CacheTokensByModel returns [cache read, cache write] tokens summed over
+// the Counted lines, by model; models without cache tokens are left out.
+func (c *Corpus) CacheTokensByModel() map[string][2]int64 {
+	out := map[string][2]int64{}
+	if c == nil {
+		return out
+	}
+	for _, f := range c.Files {
+		for _, l := range f.Lines {
+			if !l.Counted || l.CacheReadTokens+l.CacheWriteTokens == 0 {
+				continue
+			}
+			t := out[l.Model]
+			t[0] += l.CacheReadTokens
+			t[1] += l.CacheWriteTokens
 			out[l.Model] = t
 		}
 	}

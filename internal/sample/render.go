@@ -26,8 +26,8 @@ func render(x *rng, m sessionMeta, recs []*rec) (File, error) {
 		return File{}, err
 	}
 	f := File{
-		Rel:   m.jobID + "/session_" + m.start.UTC().Format(fileNameLayout) + "_" + m.pod + ".jsonl",
-		JobID: m.jobID, SessionID: m.sessionID, Pod: m.pod, AgentID: m.agentID, EndReason: m.end,
+		Rel:    m.jobID + "/session_" + m.start.UTC().Format(fileNameLayout) + "_" + m.pod + ".jsonl",
+		Format: FormatName, JobID: m.jobID, SessionID: m.sessionID, Pod: m.pod, AgentID: m.agentID, EndReason: m.end,
 	}
 	var data bytes.Buffer
 	for i := 0; i < len(recs); i++ {
@@ -104,6 +104,7 @@ func truthLine(off int64, line []byte, r *rec) Line {
 		Valid: !r.invalid && !r.unknown, Model: r.model}
 	if r.hdr.Type == TypeLLMResponse {
 		l.PromptTokens, l.CompletionTokens = r.prompt, r.completion
+		l.Counted = l.Valid
 	}
 	switch {
 	case r.unknown:

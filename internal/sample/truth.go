@@ -6,7 +6,9 @@ import "encoding/json"
 // bytes themselves (which are in the files).
 type jsonTruthFile struct {
 	Rel         string          `json:"rel"`
+	Format      string          `json:"format,omitempty"`
 	JobID       string          `json:"job_id"`
+	RunID       string          `json:"run_id,omitempty"`
 	SessionID   string          `json:"session_id"`
 	Pod         string          `json:"pod"`
 	AgentID     string          `json:"agent_id"`
@@ -26,6 +28,10 @@ type jsonTruthLine struct {
 	Model            string   `json:"model,omitempty"`
 	PromptTokens     int64    `json:"prompt_tokens,omitempty"`
 	CompletionTokens int64    `json:"completion_tokens,omitempty"`
+	CacheReadTokens  int64    `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64    `json:"cache_write_tokens,omitempty"`
+	Counted          bool     `json:"counted,omitempty"`
+	State            string   `json:"state,omitempty"`
 	Expect           []string `json:"expect,omitempty"`
 }
 
@@ -55,12 +61,13 @@ func (c *Corpus) TruthJSON() ([]byte, error) {
 }
 
 func toTruthFile(f File) jsonTruthFile {
-	tf := jsonTruthFile{Rel: f.Rel, JobID: f.JobID, SessionID: f.SessionID, Pod: f.Pod, AgentID: f.AgentID,
+	tf := jsonTruthFile{Rel: f.Rel, Format: f.Format, RunID: f.RunID, JobID: f.JobID, SessionID: f.SessionID, Pod: f.Pod, AgentID: f.AgentID,
 		Size: len(f.Data), EndReason: f.EndReason, PartialTail: len(f.PartialTail), Lines: make([]jsonTruthLine, 0, len(f.Lines))}
 	for _, l := range f.Lines {
 		tf.Lines = append(tf.Lines, jsonTruthLine{Offset: l.Offset, Length: len(l.Text), Type: l.Type, Seq: l.Seq,
 			Valid: l.Valid, Corrupt: l.Corrupt, Model: l.Model, PromptTokens: l.PromptTokens,
-			CompletionTokens: l.CompletionTokens, Expect: l.Expect})
+			CompletionTokens: l.CompletionTokens, CacheReadTokens: l.CacheReadTokens, CacheWriteTokens: l.CacheWriteTokens,
+			Counted: l.Counted, State: l.State, Expect: l.Expect})
 	}
 	return tf
 }
