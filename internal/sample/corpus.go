@@ -15,6 +15,15 @@ const FormatName = "cortex"
 // Corpus is a generated set of session files with their truth.
 type Corpus struct {
 	Files []File // job by job, each job's sessions in chronological order
+	// Side are files a runtime keeps beside its journals (snapshots,
+	// token indexes): read by a format, never tailed or shipped.
+	Side []SideFile
+}
+
+// SideFile is a file beside the journals, with its exact content.
+type SideFile struct {
+	Rel  string
+	Data []byte
 }
 
 // File is one session file.
@@ -128,6 +137,11 @@ func (c *Corpus) WriteTo(root string) error {
 	}
 	for _, f := range c.Files {
 		if err := writeFile(root, f); err != nil {
+			return err
+		}
+	}
+	for _, f := range c.Side {
+		if err := writeFile(root, File{Rel: f.Rel, Data: f.Data}); err != nil {
 			return err
 		}
 	}
