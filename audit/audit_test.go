@@ -66,7 +66,7 @@ func TestReportCases(t *testing.T) {
 		{name: "Unicode spaces are trimmed as JavaScript does",
 			content: journal(sessionStart(0), "\u00a0\u3000", "\u2028"+errorEvent(1)+"\u00a0", sessionEnd(2, "completed")),
 			want: want{total: 3, valid: 3, usable: true, level: Warning, gaps: []Gap{},
-				problems: []string{"line 3 at offset", "valid for the seed's recovery parser but corrupt for the shipper"}}},
+				problems: []string{"line 3 at offset", "valid for the runtime's reader but corrupt for the shipper"}}},
 		{name: "NUL bytes left by a crashed write at the tail",
 			content: journal(sessionStart(0), errorEvent(1)) + strings.Repeat("\x00", 512),
 			want: want{total: 3, valid: 2, tail: true, severity: SeverityTruncatedTail, usable: true, level: Warning,
@@ -93,7 +93,7 @@ func TestReportCases(t *testing.T) {
 		{name: "UTF-8 BOM",
 			content: "\xef\xbb\xbf" + journal(cleanSession(2)...),
 			want: want{total: 4, valid: 4, usable: true, level: Warning, gaps: []Gap{},
-				problems: []string{"line 1 at offset 0: valid for the seed's recovery parser but corrupt for the shipper"}}},
+				problems: []string{"line 1 at offset 0: valid for the runtime's reader but corrupt for the shipper"}}},
 		{name: "duplicate seq key",
 			content: journal(sessionStart(0), strings.TrimSuffix(errorEvent(1), "}")+`,"seq":5}`, sessionEnd(2, "completed")),
 			want:    want{total: 3, valid: 3, schemaInvalid: 1, usable: true, level: Warning, gaps: []Gap{}},
@@ -106,13 +106,13 @@ func TestReportCases(t *testing.T) {
 			want: want{total: 12, valid: 11, corrupt: 1, severity: SeverityCorruptInterior, usable: true, level: Warning,
 				gaps: []Gap{}},
 			check: func(t *testing.T, r Report) {
-				assert.Equal(t, reasonDupType, r.CorruptDetails[0].Reason)
+				assert.Equal(t, `duplicate "type": the last value is not a string`, r.CorruptDetails[0].Reason)
 			}},
 		{name: "duplicate timestamp whose last value is not a string",
 			content: journal(with(head10(), []string{strings.TrimSuffix(errorEvent(10), "}") + `,"timestamp":null}`, sessionEnd(11, "completed")})...),
 			want:    want{total: 12, valid: 11, corrupt: 1, severity: SeverityCorruptInterior, usable: true, level: Warning, gaps: []Gap{}},
 			check: func(t *testing.T, r Report) {
-				assert.Equal(t, reasonDupTime, r.CorruptDetails[0].Reason)
+				assert.Equal(t, `duplicate "timestamp": the last value is not a string`, r.CorruptDetails[0].Reason)
 			}},
 		{name: "duplicate type, both strings (the first wins for the shipper, the last for the seed)",
 			content: journal(sessionStart(0), strings.TrimSuffix(errorEvent(1), "}")+`,"type":"SESSION_END"}`, sessionEnd(2, "completed")),
@@ -157,7 +157,7 @@ func TestReportCases(t *testing.T) {
 				if ev.Outcome == integrity.Corrupt { // the shipper's parser has a depth limit
 					assert.Equal(t, Warning, r.Level())
 					require.Len(t, r.Problems, 1)
-					assert.Contains(t, r.Problems[0], "valid for the seed's recovery parser but corrupt for the shipper")
+					assert.Contains(t, r.Problems[0], "valid for the runtime's reader but corrupt for the shipper")
 				} else {
 					assert.Equal(t, Clean, r.Level())
 				}
@@ -265,7 +265,7 @@ func TestReportCases(t *testing.T) {
 				v.Validate([]byte(ctrl), false, integrity.NewArena(64), &ev)
 				if ev.Outcome != integrity.Corrupt { // fastjson's Validate misses control characters before an escape
 					require.Len(t, r.Problems, 1)
-					assert.Contains(t, r.Problems[0], "not JSON for the seed's recovery parser but accepted by the shipper")
+					assert.Contains(t, r.Problems[0], "not JSON for the runtime's reader but accepted by the shipper")
 					assert.Zero(t, r.SeqGapCount, "the shipper read its seq")
 				} else {
 					assert.Empty(t, r.Problems)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -15,20 +17,23 @@ const arenaSize = 16 << 10
 // binarySniff is how much of a file's start is searched for NUL bytes.
 const binarySniff = 8 << 10
 
-// auditor accumulates one file's report line by line.
+// auditor accumulates one file's report line by line, judging each line
+// by the file's format.
 type auditor struct {
 	cfg Config
 	*scratch
-	ev integrity.Event
+	fm  format.Format
+	jd  format.Judge
+	st  format.State       // nil when the format keeps none
+	rr  format.Rereader    // nil when the runtime's reader is not modelled
+	seq *integrity.SeqRule // nil when the format numbers no lines
+	ev  format.Event
 
 	r       Report
 	lineNo  int
 	prev    integrity.Prev
 	binary  bool
 	dropped int // problems over MaxDetails
-
-	hasVersion bool
-	version    int64
 
 	// pending is the last non-empty line so far when it is invalid: it is
 	// corrupt if another non-empty line follows, else the truncated tail.
@@ -39,18 +44,20 @@ type auditor struct {
 	recovery recovery
 }
 
-// newAuditor returns an auditor holding pooled scratch memory; release
-// gives it back.
-func newAuditor(cfg Config, name string) (*auditor, error) {
-	s, err := getScratch(cfg.Integrity)
-	if err != nil {
-		return nil, err
+// newAuditor returns an auditor for a file of the detected format, holding
+// pooled scratch memory; release gives it back.
+func newAuditor(cfg Config, s *scratch, name string, d registry.Detection) *auditor {
+	a := &auditor{cfg: cfg, scratch: s, fm: d.Format}
+	a.jd = a.scratch.judge(d.Format)
+	a.st = d.Format.NewState(d.Path)
+	a.rr, _ = d.Format.(format.Rereader)
+	if rule := d.Format.Seq(); rule.Used {
+		a.seq = &integrity.SeqRule{Start: rule.Start, HasStart: rule.HasStart, Gaps: rule.Gaps}
 	}
-	a := &auditor{cfg: cfg, scratch: s}
-	a.r.Path = name
+	a.r.Path, a.r.Format, a.r.DetectedBy, a.r.PathProblem = name, d.Format.Name(), d.How, d.Path.Problem
 	a.prev = integrity.Prev{Known: true, AtStart: true}
 	a.recovery.init()
-	return a, nil
+	return a
 }
 
 func (a *auditor) release() {
@@ -58,9 +65,9 @@ func (a *auditor) release() {
 	a.scratch = nil
 }
 
-// run reads every line of r; it returns the read error, if any.
-func (a *auditor) run(r io.Reader) error {
-	a.br.Reset(r)
+// run reads every line from the scratch's reader; it returns the read
+// error, if any.
+func (a *auditor) run() error {
 	lr := newLineReader(a.br, a.cfg.MaxLineBytes)
 	a.sniff(lr.peek(binarySniff))
 	defer func() { a.r.Size = lr.off }()
@@ -99,10 +106,10 @@ func (a *auditor) line(l rawLine) {
 	}
 	t := jsTrim(l.data)
 	if len(t) == 0 {
-		return // the seed skips empty lines
+		return // blank lines are skipped, as the runtimes' readers do
 	}
 	a.nonEmpty()
-	ev, view, reason := a.judge(l, t)
+	ev, reason := a.judge(l, t)
 	if reason != "" {
 		a.invalid(LineIssue{Line: a.lineNo, Offset: l.offset, Reason: reason, Preview: Preview(t)}, l.length)
 		a.nulProblem(l.offset, int64(bytes.Count(l.data, []byte{0})))
@@ -117,57 +124,55 @@ func (a *auditor) line(l rawLine) {
 	}
 	a.continuity(ev, l.offset)
 	if reason == "" {
-		a.recovery.event(a, ev, view, l.offset)
+		a.recovery.event(a, ev, l.offset)
 	}
 }
 
-// judge validates a line and applies the seed's rule where the validator
-// and the seed may disagree. It returns the event (nil when the line gives
-// none), the bytes it was judged on, and the seed's reason to refuse the
-// line ("" when the seed accepts it).
-func (a *auditor) judge(l rawLine, t []byte) (*integrity.Event, []byte, string) {
-	ev := a.validate(l.data)
+// judge judges a line by its format and, where the format models it, as
+// the runtime's own reader does. It returns the event (nil when the line
+// gives none) and the reason the line is invalid ("" when it is valid).
+func (a *auditor) judge(l rawLine, t []byte) (*format.Event, string) {
+	ev := a.judgeLine(l.data)
+	if a.rr == nil {
+		if ev.Outcome == integrity.Corrupt {
+			return nil, ev.CorruptReason
+		}
+		return ev, ""
+	}
 	if ev.Outcome != integrity.Corrupt {
-		// Re-check with the seed's parser where the validator may be more
-		// lenient: duplicate keys (the seed takes the last), and raw control
-		// characters (fastjson misses some inside strings).
-		if ev.Flags&integrity.DuplicateKey == 0 && !hasControl(t) {
-			return ev, l.data, ""
+		// Re-read where the validator may be more lenient than the
+		// runtime: duplicate keys (JavaScript takes the last), and raw
+		// control characters (fastjson misses some inside strings).
+		if ev.Flags&format.DuplicateKey == 0 && !hasControl(t) {
+			return ev, ""
 		}
-		switch seedParse(t) {
-		case "":
-			return ev, l.data, ""
-		case reasonNoType:
-			return ev, l.data, reasonDupType
-		case reasonNoTime:
-			return ev, l.data, reasonDupTime
+		_, reason, notJSON := a.rr.Reread(t, true)
+		if notJSON {
+			a.problem(fmt.Sprintf("line %d at offset %d: not JSON for the runtime's reader but accepted by the shipper", a.lineNo, l.offset))
 		}
-		a.problem(fmt.Sprintf("line %d at offset %d: not JSON for the seed's recovery parser but accepted by the shipper", a.lineNo, l.offset))
-		return ev, l.data, reasonNotJSON
+		return ev, reason
 	}
 	shipReason := ev.CorruptReason
-	if seedParse(t) != "" {
-		return nil, nil, shipReason
+	view, reason, _ := a.rr.Reread(t, false)
+	if reason != "" {
+		return nil, shipReason
 	}
-	a.problem(fmt.Sprintf("line %d at offset %d: valid for the seed's recovery parser but corrupt for the shipper (%s)", a.lineNo, l.offset, shipReason))
-	view := seedView(t)
-	if ev = a.validate(view); ev.Outcome == integrity.Corrupt {
-		return nil, nil, ""
+	a.problem(fmt.Sprintf("line %d at offset %d: valid for the runtime's reader but corrupt for the shipper (%s)", a.lineNo, l.offset, shipReason))
+	if ev = a.judgeLine(view); ev.Outcome == integrity.Corrupt {
+		return nil, ""
 	}
-	return ev, view, ""
+	return ev, ""
 }
 
-// validate runs the validator, best-effort once the file declared an
-// unknown buffer_schema_version (as the pipeline does).
-func (a *auditor) validate(line []byte) *integrity.Event {
+// judgeLine runs the format's judge, which also advances the file's state.
+func (a *auditor) judgeLine(line []byte) *format.Event {
 	a.arena.Reset(arenaSize)
-	best := a.hasVersion && !a.v.KnownVersion(a.version)
-	a.v.Validate(line, best, a.arena, &a.ev)
-	if a.ev.Kind == integrity.KindSessionStart && a.ev.HasSchemaVersion {
-		a.hasVersion, a.version = true, a.ev.SchemaVersion
-		if !best && !a.v.KnownVersion(a.version) {
-			a.v.Validate(line, true, a.arena, &a.ev)
-		}
+	a.jd.Judge(line, a.st, a.arena, &a.ev)
+	if a.ev.Flags&format.BestEffort != 0 {
+		a.r.BestEffort = true
+	}
+	if a.ev.HasSchemaVersion {
+		a.r.SchemaVersion = a.ev.SchemaVersion
 	}
 	return &a.ev
 }
@@ -201,11 +206,11 @@ func (a *auditor) invalid(issue LineIssue, length int64) {
 	a.pending, a.pendIssue, a.pendLength = true, issue, length
 }
 
-func (a *auditor) schemaInvalid(l rawLine, ev *integrity.Event) {
+func (a *auditor) schemaInvalid(l rawLine, ev *format.Event) {
 	a.r.SchemaInvalidLines++
 	if len(a.r.SchemaInvalidDetails) < a.cfg.MaxDetails {
 		a.r.SchemaInvalidDetails = append(a.r.SchemaInvalidDetails, LineIssue{
-			Line: a.lineNo, Offset: l.offset, Reason: ev.ViolationText(), Preview: Preview(jsTrim(l.data)),
+			Line: a.lineNo, Offset: l.offset, Reason: format.ViolationText(ev.Violations), Preview: Preview(jsTrim(l.data)),
 		})
 	}
 }
@@ -217,10 +222,14 @@ func (a *auditor) nulProblem(offset, n int64) {
 	a.problem(fmt.Sprintf("line %d at offset %d: %d NUL bytes (zeros left by an interrupted write?)", a.lineNo, offset, n))
 }
 
-// continuity judges the line's seq against the highest seq before it.
-func (a *auditor) continuity(ev *integrity.Event, offset int64) {
+// continuity judges the line's seq against the highest seq before it, by
+// the format's rule.
+func (a *auditor) continuity(ev *format.Event, offset int64) {
+	if a.seq == nil {
+		return
+	}
 	if ev.HasSeq && a.prev.Known && !a.prev.AtStart && a.prev.Seq == math.MaxInt64 {
-		// integrity.Judge would overflow computing the next expected seq:
+		// The rule would overflow computing the next expected seq:
 		// nothing can follow the maximum in order.
 		if ev.Seq == math.MaxInt64 {
 			a.r.DuplicateSeqs++
@@ -229,7 +238,7 @@ func (a *auditor) continuity(ev *integrity.Event, offset int64) {
 		}
 		return
 	}
-	j := integrity.Judge(a.prev, ev.Seq, ev.HasSeq)
+	j := a.seq.Judge(a.prev, ev.Seq, ev.HasSeq)
 	switch j.Verdict {
 	case integrity.SeqGap:
 		a.r.SeqGapCount++

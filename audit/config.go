@@ -3,7 +3,7 @@ package audit
 import (
 	"fmt"
 
-	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/format/registry"
 )
 
 // Defaults, from the seed.
@@ -44,8 +44,9 @@ type Config struct {
 	// schema-invalid lines, seq gaps, problems); the counts stay exact.
 	// Default 20.
 	MaxDetails int
-	// Integrity configures the line validator.
-	Integrity integrity.Config
+	// Formats says how each file's format is found and judged (the
+	// plugin's Format, Format_Roots and Known_Schema_Versions).
+	Formats registry.Config
 }
 
 // DefaultConfig returns the seed's thresholds.
@@ -56,7 +57,7 @@ func DefaultConfig() Config {
 		JobDirSizeAlert:     DefaultJobDirSizeAlert,
 		MaxLineBytes:        DefaultMaxLineBytes,
 		MaxDetails:          DefaultMaxDetails,
-		Integrity:           integrity.DefaultConfig(),
+		Formats:             registry.DefaultConfig(),
 	}
 }
 
@@ -78,7 +79,7 @@ func (c Config) Validate() error {
 	case c.MaxDetails < 0:
 		return bad("MaxDetails %d is negative", c.MaxDetails)
 	}
-	if err := c.Integrity.Validate(); err != nil {
+	if err := c.Formats.Validate(); err != nil {
 		return &Error{Op: "config", Kind: ErrInvalid, Err: err}
 	}
 	return nil

@@ -1,11 +1,15 @@
 package audit
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/journalfile"
 )
 
@@ -30,7 +34,11 @@ func File(path string, cfg Config) (Report, error) {
 		return unreadable(path, st, cfg, &Error{Op: "open", Path: path, Kind: classify(err), Err: err}, cause(err))
 	}
 	defer f.Close()
-	r, err := read(f, path, cfg)
+	reg, err := registry.New(cfg.Formats)
+	if err != nil {
+		return Report{Path: path}, &Error{Op: "config", Kind: ErrInvalid, Err: err}
+	}
+	r, err := read(f, path, cfg, reg, true)
 	r.ModTime = st.ModTime().UTC()
 	return r, err
 }
@@ -42,16 +50,25 @@ func Reader(r io.Reader, name string, cfg Config) (Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return Report{Path: name}, err
 	}
-	return read(r, name, cfg)
+	reg, err := registry.New(cfg.Formats)
+	if err != nil {
+		return Report{Path: name}, &Error{Op: "config", Kind: ErrInvalid, Err: err}
+	}
+	return read(r, name, cfg, reg, false)
 }
 
-func read(r io.Reader, name string, cfg Config) (Report, error) {
-	a, err := newAuditor(cfg, name)
-	if err != nil {
-		return Report{Path: name}, err
-	}
+// read audits r, named name, detecting its format with reg from its name
+// and first line; sides: name is a path on this machine, and a format's
+// side files beside it are read.
+func read(r io.Reader, name string, cfg Config, reg *registry.Registry, sides bool) (Report, error) {
+	s := getScratch()
+	s.br.Reset(r)
+	a := newAuditor(cfg, s, name, reg.Detect(name, firstLine(s.br)))
 	defer a.release()
-	rerr := a.run(r)
+	if sf, ok := a.st.(format.SideFiles); ok && sides {
+		sf.Load(name)
+	}
+	rerr := a.run()
 	if rerr != nil {
 		a.problem("read failed at offset " + fmt.Sprint(a.r.Size) + ": " + cause(rerr))
 	}
@@ -72,8 +89,7 @@ func (a *auditor) finish(failed bool) Report {
 	if a.dropped > 0 {
 		r.Problems = append(r.Problems, fmt.Sprintf("%d more problems not listed", a.dropped))
 	}
-	r.SchemaVersion = a.version
-	r.BestEffort = a.hasVersion && !a.v.KnownVersion(a.version)
+	a.state(r)
 	a.recovery.report(r)
 	assess(r, a.cfg)
 	if failed {
@@ -84,6 +100,30 @@ func (a *auditor) finish(failed bool) Report {
 	r.SizeAlert = r.Size > a.cfg.FileSizeAlert
 	normalize(r)
 	return *r
+}
+
+// state reports what the format's state says of the file as a whole.
+func (a *auditor) state(r *Report) {
+	if a.st == nil {
+		return
+	}
+	r.SessionEnded, r.Terminal = a.st.Over()
+	r.Unfinished = a.st.Open()
+	r.State = a.st.Derived()
+}
+
+// firstLine peeks at the stream's first line (without its newline, at
+// most the read buffer), trimmed, for format detection; nil when there is
+// none.
+func firstLine(br *bufio.Reader) []byte {
+	head, _ := br.Peek(readBufSize)
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	if head = jsTrim(head); len(head) == 0 {
+		return nil
+	}
+	return head
 }
 
 // assess is the seed's assessBufferIntegrity (severity, ratio) and
@@ -137,5 +177,8 @@ func normalize(r *Report) {
 	}
 	if r.Problems == nil {
 		r.Problems = []string{}
+	}
+	if r.Unfinished == nil {
+		r.Unfinished = []string{}
 	}
 }

@@ -163,8 +163,8 @@ func TestConfigValidate(t *testing.T) {
 		"max line too small":  func(c *Config) { c.MaxLineBytes = 10 },
 		"max line too large":  func(c *Config) { c.MaxLineBytes = 2 << 30 },
 		"details negative":    func(c *Config) { c.MaxDetails = -1 },
-		"no schema versions":  func(c *Config) { c.Integrity.KnownSchemaVersions = nil },
-		"bad schema versions": func(c *Config) { c.Integrity.KnownSchemaVersions = []int64{0} },
+		"no schema versions":  func(c *Config) { c.Formats.Cortex.KnownSchemaVersions = nil },
+		"bad schema versions": func(c *Config) { c.Formats.Cortex.KnownSchemaVersions = []int64{0} },
 	}
 	for name, mod := range cases {
 		t.Run(name, func(t *testing.T) {

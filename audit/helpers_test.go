@@ -82,7 +82,7 @@ func cleanSession(n int) []string {
 
 func auditString(t testing.TB, content string, cfg Config) Report {
 	t.Helper()
-	r, err := Reader(strings.NewReader(content), "test.jsonl", cfg)
+	r, err := Reader(strings.NewReader(content), "job/session_20260223T143022Z_pod.jsonl", cfg)
 	require.NoError(t, err)
 	return r
 }

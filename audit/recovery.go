@@ -3,16 +3,17 @@ package audit
 import (
 	"slices"
 
-	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/format"
 )
 
-// recovery collects the Phase-2 facts: the last CHECKPOINT_WRITTEN, the
-// TOOL_RESULTs after it, and the TOOL_STARTs never finished.
+// recovery collects what a resume would rely on, from the format-neutral
+// roles: the last saved checkpoint, the tool results after it, and the
+// tool calls never finished.
 type recovery struct {
 	checkpoint *Checkpoint
-	completed  []string            // invocation_ids since the last checkpoint, in order
+	completed  []string            // tool call ids since the last checkpoint, in order
 	done       map[string]struct{} // the same, as a set
-	started    map[string]ToolCall // TOOL_STARTs without a TOOL_RESULT yet
+	started    map[string]ToolCall // tool calls without a result yet
 	names      map[string]string   // interned tool names
 }
 
@@ -22,47 +23,43 @@ func (rc *recovery) init() {
 	rc.names = map[string]string{}
 }
 
-// event takes in one line the seed accepts; view is the bytes it was
-// validated from.
-func (rc *recovery) event(a *auditor, ev *integrity.Event, view []byte, offset int64) {
-	switch ev.Kind {
-	case integrity.KindCheckpointWritten:
+// event takes in one valid line.
+func (rc *recovery) event(a *auditor, ev *format.Event, offset int64) {
+	switch {
+	case ev.Role == format.RoleCheckpoint && ev.Flags&format.SavesCheckpoint != 0:
 		rc.checkpoint = &Checkpoint{ID: string(ev.CheckpointID), Step: -1, Seq: -1, Offset: offset}
-		if ev.HasStepIndex {
-			rc.checkpoint.Step = ev.StepIndex
+		if ev.HasPair {
+			rc.checkpoint.Step = ev.Pair
 		}
 		if ev.HasSeq {
 			rc.checkpoint.Seq = ev.Seq
 		}
 		rc.completed = rc.completed[:0]
 		clear(rc.done)
-	case integrity.KindToolStart:
-		if len(ev.InvocationID) == 0 {
+	case ev.Role == format.RoleToolCall:
+		if len(ev.ToolCallID) == 0 {
 			return
 		}
-		if _, dup := rc.started[string(ev.InvocationID)]; dup {
+		if _, dup := rc.started[string(ev.ToolCallID)]; dup {
 			return
 		}
-		rc.started[string(ev.InvocationID)] = ToolCall{
-			InvocationID: string(ev.InvocationID), ToolName: rc.name(ev.ToolName),
-			SideEffect: a.sideEffect(view), Offset: offset,
+		rc.started[string(ev.ToolCallID)] = ToolCall{
+			InvocationID: string(ev.ToolCallID), ToolName: rc.name(ev.ToolName),
+			SideEffect: ev.Flags&format.SideEffect != 0, Offset: offset,
 		}
-	case integrity.KindToolResult:
-		if len(ev.InvocationID) == 0 {
+	case ev.Role == format.RoleToolResult:
+		if len(ev.ToolCallID) == 0 {
 			return
 		}
-		delete(rc.started, string(ev.InvocationID))
-		if _, seen := rc.done[string(ev.InvocationID)]; !seen {
-			id := string(ev.InvocationID)
+		delete(rc.started, string(ev.ToolCallID))
+		if _, seen := rc.done[string(ev.ToolCallID)]; !seen {
+			id := string(ev.ToolCallID)
 			rc.done[id] = struct{}{}
 			rc.completed = append(rc.completed, id)
 		}
-	case integrity.KindSessionEnd:
-		a.r.SessionEnded = true
+	}
+	if ev.Ends {
 		a.r.EndReason = string(ev.EndReason)
-		if a.r.EndReason == "" {
-			a.r.EndReason = a.rawString(view, "reason")
-		}
 	}
 }
 
@@ -76,7 +73,8 @@ func (rc *recovery) name(b []byte) string {
 }
 
 // report copies the facts into r: the skip list only when a checkpoint
-// was found (the seed skips Phase 2 otherwise), unfinished calls by offset.
+// was found (a resume has nothing to skip from otherwise), unfinished
+// calls by offset.
 func (rc *recovery) report(r *Report) {
 	r.LastCheckpoint = rc.checkpoint
 	r.CompletedAfterCheckpoint = []string{}
@@ -96,20 +94,4 @@ func (rc *recovery) report(r *Report) {
 		}
 		return 0
 	})
-}
-
-// sideEffect reads a TOOL_START's is_side_effect (the validator does not
-// extract it).
-func (a *auditor) sideEffect(view []byte) bool {
-	v, err := a.fj.ParseBytes(view)
-	return err == nil && v.GetBool("is_side_effect")
-}
-
-// rawString reads a string field the validator refused to keep.
-func (a *auditor) rawString(view []byte, key string) string {
-	v, err := a.fj.ParseBytes(view)
-	if err != nil {
-		return ""
-	}
-	return string(v.GetStringBytes(key))
 }

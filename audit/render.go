@@ -27,13 +27,13 @@ func NewTableWriter(w io.Writer, cfg Config) *TableWriter {
 	return &TableWriter{w: w, cfg: cfg}
 }
 
-const rowFormat = "%-7s %7v %7v %5v  %-10s %-16s %s\n"
+const rowFormat = "%-7s %-9s %7v %7v %5v  %-10s %-16s %s\n"
 
 // Write prints r's row (after the header, the first time).
 func (t *TableWriter) Write(r Report) error {
 	if !t.header {
 		t.header = true
-		t.printf(rowFormat, "STATUS", "LINES", "CORRUPT", "GAPS", "TAIL", "SEVERITY", "PATH")
+		t.printf(rowFormat, "STATUS", "FORMAT", "LINES", "CORRUPT", "GAPS", "TAIL", "SEVERITY", "PATH")
 	}
 	t.sum.Add(r)
 	if r.Level() != Clean {
@@ -44,7 +44,7 @@ func (t *TableWriter) Write(r Report) error {
 		tail = "cut " + strconv.Itoa(r.TailBytes) + "B"
 		t.torn++
 	}
-	t.printf(rowFormat, statusOf(r.Level()), r.TotalLines, r.CorruptLines, r.SeqGapCount, tail, orDash(r.Severity), safePath(r.Path))
+	t.printf(rowFormat, statusOf(r.Level()), orDash(r.Format), r.TotalLines, r.CorruptLines, r.SeqGapCount, tail, orDash(r.Severity), safePath(r.Path))
 	return t.err
 }
 
@@ -91,6 +91,7 @@ func (t *TableWriter) details(r Report) {
 		t.printf("  empty: no line yet (a session that has not written, or a file truncated to nothing)\n")
 		return
 	}
+	t.format(r)
 	if r.TailTruncated {
 		t.printf("  truncated tail: %d bytes at offset %d, discarded by recovery: %s\n", r.TailBytes, r.TailOffset, r.TailPreview)
 	}
@@ -119,7 +120,7 @@ func (t *TableWriter) details(r Report) {
 		t.printf("  seq: %d duplicated, %d regressed (below the highest seq before them)\n", r.DuplicateSeqs, r.Regressions)
 	}
 	if r.BestEffort {
-		t.printf("  buffer_schema_version %d is unknown: lines judged best-effort\n", r.SchemaVersion)
+		t.printf("  schema version %d is unknown: lines judged best-effort\n", r.SchemaVersion)
 	}
 	if r.Severity != SeverityUnreadable {
 		t.session(r)
@@ -132,20 +133,44 @@ func (t *TableWriter) details(r Report) {
 	}
 }
 
+// format prints how the file's format was found when that is worth a
+// look, what is wrong with its path, and its derived state.
+func (t *TableWriter) format(r Report) {
+	switch r.DetectedBy {
+	case "content", "path-unconfirmed", "fallback":
+		t.printf("  format %s (%s)\n", r.Format, detectedBy[r.DetectedBy])
+	}
+	if r.PathProblem != "" {
+		t.printf("  path: %s\n", r.PathProblem)
+	}
+	if r.State != "" {
+		t.printf("  state: %s\n", r.State)
+	}
+}
+
+var detectedBy = map[string]string{
+	"content":          "found by the first line: the path is in no format's layout",
+	"path-unconfirmed": "by the path: the first line is no format's",
+	"fallback":         "no format claims the path or the first line: lines checked as JSON only",
+}
+
 // session prints the end of the session and, for a session that did not
 // end, what recovery would find.
 func (t *TableWriter) session(r Report) {
+	for _, u := range r.Unfinished {
+		t.printf("  unfinished: %s\n", u)
+	}
 	if r.SessionEnded && len(r.StartedNotFinished) == 0 {
 		return
 	}
 	if !r.SessionEnded {
-		t.printf("  no SESSION_END: the session crashed or is still being written\n")
+		t.printf("  not over: no end of the session or run in the file (it crashed or is still being written)\n")
 	}
 	if c := r.LastCheckpoint; c != nil {
-		t.printf("  recovery: last CHECKPOINT_WRITTEN %s (step %d, seq %d, offset %d)\n", c.ID, c.Step, c.Seq, c.Offset)
-		t.printf("    completed after it (Phase-2 skip list): %s\n", listOrNone(r.CompletedAfterCheckpoint))
+		t.printf("  recovery: last checkpoint %s (step %d, seq %d, offset %d)\n", c.ID, c.Step, c.Seq, c.Offset)
+		t.printf("    completed after it (skipped on resume): %s\n", listOrNone(r.CompletedAfterCheckpoint))
 	} else {
-		t.printf("  recovery: no CHECKPOINT_WRITTEN in the file, Phase 2 has nothing to go on\n")
+		t.printf("  recovery: no checkpoint saved in the file, a resume has nothing to go on\n")
 	}
 	for _, c := range r.StartedNotFinished {
 		effect := ""

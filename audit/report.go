@@ -15,9 +15,15 @@ const (
 
 // Report is the integrity verdict on one journal file.
 type Report struct {
-	Path    string    `json:"path"`
-	Size    int64     `json:"size"` // bytes read (the file's size when read to the end)
-	ModTime time.Time `json:"mod_time"`
+	Path string `json:"path"`
+	// Format is the journal format the file was judged by; DetectedBy says
+	// how it was chosen (registry.Detection.How); PathProblem what is wrong
+	// with the path, for that format ("" when nothing is).
+	Format      string    `json:"format"`
+	DetectedBy  string    `json:"detected_by"`
+	PathProblem string    `json:"path_problem,omitempty"`
+	Size        int64     `json:"size"` // bytes read (the file's size when read to the end)
+	ModTime     time.Time `json:"mod_time"`
 
 	// The seed's counts: non-empty lines; ValidLines includes
 	// SchemaInvalidLines; the truncated tail is in TotalLines only.
@@ -64,8 +70,18 @@ type Report struct {
 	CompletedAfterCheckpoint []string    `json:"completed_after_checkpoint"`
 	StartedNotFinished       []ToolCall  `json:"started_not_finished"`
 
+	// SessionEnded: the lines end the session or run (the format's rule);
+	// Terminal: and it will not resume. EndReason is how the last ending
+	// line says it ended.
 	SessionEnded bool   `json:"session_ended"`
+	Terminal     bool   `json:"terminal"`
 	EndReason    string `json:"end_reason"`
+	// Unfinished lists what the file leaves open if it ends here (a request
+	// never answered), in the format's words.
+	Unfinished []string `json:"unfinished"`
+	// State is the format's derived state after the last line ("" when it
+	// derives none).
+	State string `json:"state,omitempty"`
 
 	SizeAlert bool `json:"size_alert"`
 
@@ -88,7 +104,7 @@ type Gap struct {
 	Offset int64 `json:"offset"`
 }
 
-// Checkpoint is a CHECKPOINT_WRITTEN event. Step and Seq are -1 when the
+// Checkpoint is a line that saves a checkpoint. Step and Seq are -1 when the
 // event does not carry them validly.
 type Checkpoint struct {
 	ID     string `json:"id"`
@@ -97,7 +113,7 @@ type Checkpoint struct {
 	Offset int64  `json:"offset"`
 }
 
-// ToolCall is a TOOL_START without a TOOL_RESULT.
+// ToolCall is a tool call without a result.
 type ToolCall struct {
 	InvocationID string `json:"invocation_id"`
 	ToolName     string `json:"tool_name"`
@@ -152,7 +168,7 @@ func (r Report) Level() Level {
 	case r.TailTruncated, r.CorruptLines > 0, r.SchemaInvalidLines > 0,
 		r.SeqGapCount > 0, len(r.SeqGaps) > 0, r.MissingSeqs > 0,
 		r.DuplicateSeqs > 0, r.Regressions > 0,
-		!r.SessionEnded, r.SizeAlert, len(r.Problems) > 0:
+		!r.SessionEnded, len(r.Unfinished) > 0, r.SizeAlert, len(r.Problems) > 0:
 		return Warning
 	}
 	return Clean

@@ -2,41 +2,45 @@ package audit
 
 import (
 	"bufio"
-	"slices"
 	"sync"
 
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
-	"github.com/valyala/fastjson"
 )
 
 // scratch is the reusable working memory of one audit: the read buffer,
-// the validator with its parser caches, the arena and a parser for the
-// fields the validator does not extract.
+// the arena and the judges made so far (a judge keeps parser caches worth
+// reusing from file to file).
 type scratch struct {
-	br       *bufio.Reader
-	v        *integrity.Validator
-	versions []int64 // the validator's KnownSchemaVersions
-	arena    *integrity.Arena
-	fj       fastjson.Parser
+	br     *bufio.Reader
+	arena  *integrity.Arena
+	judges map[format.Format]format.Judge
 }
 
 var scratchPool = sync.Pool{New: func() any {
-	return &scratch{br: bufio.NewReaderSize(nil, readBufSize), arena: integrity.NewArena(arenaSize)}
+	return &scratch{br: bufio.NewReaderSize(nil, readBufSize), arena: integrity.NewArena(arenaSize),
+		judges: map[format.Format]format.Judge{}}
 }}
 
-// getScratch returns scratch memory whose validator follows cfg.
-func getScratch(cfg integrity.Config) (*scratch, error) {
-	s := scratchPool.Get().(*scratch)
-	if s.v == nil || !slices.Equal(s.versions, cfg.KnownSchemaVersions) {
-		v, err := integrity.New(cfg)
-		if err != nil {
-			scratchPool.Put(s)
-			return nil, &Error{Op: "config", Kind: ErrInvalid, Err: err}
+// getScratch returns pooled scratch memory.
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// judge returns the scratch's judge of f, made on first use. The map is
+// bounded: it is cleared when it holds more formats than a registry has.
+func (s *scratch) judge(f format.Format) format.Judge {
+	j, ok := s.judges[f]
+	if !ok {
+		if len(s.judges) >= maxJudges {
+			clear(s.judges)
 		}
-		s.v, s.versions = v, slices.Clone(cfg.KnownSchemaVersions)
+		j = f.NewJudge()
+		s.judges[f] = j
 	}
-	return s, nil
+	return j
 }
+
+// maxJudges bounds the judges one scratch keeps (a few registries' worth).
+const maxJudges = 32
 
 // putScratch returns s to the pool, dropping its reference to the input.
 func putScratch(s *scratch) {

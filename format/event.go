@@ -58,6 +58,12 @@ const (
 	BestEffort
 	// DuplicateKey: a field the format reads appears twice in the object.
 	DuplicateKey
+	// SavesCheckpoint: the line saves a checkpoint the runtime can resume
+	// from (CheckpointID names it, when the line does).
+	SavesCheckpoint
+	// SideEffect: the tool call changes something outside the agent (a
+	// resume must not repeat it blindly).
+	SideEffect
 )
 
 // MaxNotes bounds a line's format-specific annotations.
@@ -107,6 +113,11 @@ type Event struct {
 	// them).
 	ToolName, ToolCallID []byte
 	Usage                Usage
+	// CheckpointID names the checkpoint a SavesCheckpoint line saves.
+	CheckpointID []byte
+	// EndReason is how a line that Ends says the session or run ended
+	// (its reason or outcome, as written).
+	EndReason []byte
 	// CostUSD is a cost the line states itself (not computed from tokens).
 	CostUSD float64
 	HasCost bool

@@ -114,3 +114,16 @@ type Path struct {
 	// nothing is).
 	Problem string
 }
+
+// Rereader is implemented by a format whose runtime reads its own journal
+// back (to resume a session). verify reads each line that way too, beside
+// the shipper's judgement, and reports where the two disagree.
+type Rereader interface {
+	// Reread reads a trimmed, non-empty line as the runtime's reader does;
+	// accepted tells whether the shipper's judge accepted the line (not
+	// corrupt). reason is "" when the reader accepts the line, else why it
+	// refuses it; notJSON: the refusal is its JSON parser's. view is the
+	// bytes the reader sees: the line, or a copy it repaired (invalid UTF-8
+	// replaced, as a JavaScript runtime's decoder does).
+	Reread(line []byte, accepted bool) (view []byte, reason string, notJSON bool)
+}

@@ -148,8 +148,10 @@ type Event struct {
 	// TOOL_START, TOOL_RESULT
 	InvocationID []byte
 	ToolName     []byte
+	SideEffect   bool // TOOL_START's is_side_effect is true
 
-	// SESSION_END
+	// SESSION_END: the reason as written, kept even when it is none of
+	// the schema's values (verify reports it).
 	EndReason []byte
 }
 

@@ -103,6 +103,9 @@ func (j *judge) visit(f field, val *slot) {
 		if val.kind != kindTrue && val.kind != kindFalse {
 			j.report(f, reasonNotBool)
 		}
+		if f == fIsSideEffect && val.kind == kindTrue {
+			j.ev.SideEffect = true
+		}
 	case val.kind != kindString:
 		j.report(f, reasonNotString)
 	case val.shaped:
@@ -199,6 +202,9 @@ func (j *judge) checkString(f field, c check, val *slot) {
 	}
 	if reason := checkText(c, s); reason != "" {
 		j.report(f, reason)
+		if f == fReason {
+			j.keepString(f, s) // verify shows the reason the session gave
+		}
 		return
 	}
 	j.keepString(f, s)

@@ -156,6 +156,9 @@ func (j *legacyJudge) check(f field, val *fastjson.Value) {
 		if t := val.Type(); t != fastjson.TypeTrue && t != fastjson.TypeFalse {
 			j.report(f, reasonNotBool)
 		}
+		if f == fIsSideEffect && val.Type() == fastjson.TypeTrue {
+			j.ev.SideEffect = true
+		}
 	case cInt, cInt0, cInt1:
 		j.checkInt(f, c, val)
 	default:
@@ -166,6 +169,9 @@ func (j *legacyJudge) check(f field, val *fastjson.Value) {
 		}
 		if reason := legacyCheckString(c, s); reason != "" {
 			j.report(f, reason)
+			if f == fReason {
+				j.keepString(f, s)
+			}
 			return
 		}
 		j.keepString(f, s)

@@ -189,6 +189,14 @@ func convert(ev *integrity.Event, out *format.Event) {
 	}
 	if ev.Kind == integrity.KindSessionEnd && ev.Outcome != integrity.Corrupt {
 		out.Ends, out.Terminal = true, string(ev.EndReason) != "approval_pause"
+		out.EndReason = ev.EndReason
+	}
+	if ev.Kind == integrity.KindCheckpointWritten {
+		out.Flags |= format.SavesCheckpoint
+		out.CheckpointID = ev.CheckpointID
+	}
+	if ev.SideEffect {
+		out.Flags |= format.SideEffect
 	}
 	out.SchemaVersion, out.HasSchemaVersion = ev.SchemaVersion, ev.HasSchemaVersion
 }
