@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/journalship/journalship/audit"
+	"github.com/journalship/journalship/format/registry"
 )
 
 // Exit codes of `journalship verify`.
@@ -16,11 +18,13 @@ const (
 	// exitUsage (64): bad flags, no path, or a path that does not exist.
 )
 
-const verifyAbout = `Checks journal files (a directory is searched recursively for *.jsonl) the
-way the agent's recovery reads them: truncated tails, corrupt lines, seq
-gaps, schema violations, missing SESSION_END, size alerts. One row per
-file, then the details of the bad ones. LINES counts every line, a torn
-last line (TAIL "cut") included.
+const verifyAbout = `Checks journal files (a directory is searched recursively for *.jsonl) of
+every format, each by its own format's rules (found as the plugin finds it)
+and the way the agent's recovery reads them: truncated tails, corrupt
+lines, seq gaps, schema violations, a session or run that never ended,
+requests never answered, size alerts. One row per file, then the details
+of the bad ones. LINES counts every line, a torn last line (TAIL "cut")
+included.
 
 Exit status: 0 all clean, 1 warnings only, 2 a file corrupt beyond the
 threshold or unreadable, 64 usage error (a bad flag, no path, or a path
@@ -34,7 +38,15 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	asJSON := c.fs.Bool("json", false, "one JSON object per file, then a summary object")
 	c.fs.Float64Var(&cfg.CorruptionThreshold, "threshold", cfg.CorruptionThreshold,
 		"corrupt-line ratio above which a file is unusable for recovery (corrupt)")
+	c.fs.StringVar(&cfg.Formats.Format, "format", cfg.Formats.Format,
+		"journal format of every file ("+strings.Join(registry.Names(), ", ")+"), or auto: from each file's path and first line (the plugin's Format)")
+	roots := c.fs.String("format-roots", "", "directories each format is confined to, format=/dir[:/dir2],... (the plugin's Format_Roots)")
 	err := c.parse(args)
+	if err == nil && *roots != "" {
+		if cfg.Formats.Roots, err = registry.ParseRoots(*roots); err != nil {
+			err = c.usage("--format-roots: %v", err)
+		}
+	}
 	if err == nil {
 		err = c.existingPaths(c.fs.Args())
 	}

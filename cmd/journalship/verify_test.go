@@ -141,3 +141,26 @@ func cleanFile(t *testing.T, c *sample.Corpus) sample.File {
 	t.Fatal("no clean file in the corpus")
 	return sample.File{}
 }
+
+// TestVerifyFormatFlags: --format judges every file by one format (a
+// Codelia run outside its layout), a bad --format or --format-roots is a
+// usage error.
+func TestVerifyFormatFlags(t *testing.T) {
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(wd, "..", "..", "format", "codelia", "testdata", "spec-example.jsonl"))
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+
+	code, out, _ := runV(t, "--json", "--format", "codelia", path)
+	assert.Equal(t, exitClean, code, out)
+	assert.Contains(t, out, `"format":"codelia","detected_by":"setting"`)
+
+	code, _, errs := runV(t, "--format", "nosuch", path)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, `unknown format "nosuch"`)
+	code, _, errs = runV(t, "--format-roots", "codelia", path)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "--format-roots")
+}
