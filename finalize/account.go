@@ -57,7 +57,7 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 // stamped with the file's modification time (a second run ships the same
 // entry, which Loki stores once).
 func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *Outcome) error {
-	rep, err := audit.File(path, f.cfg.Audit)
+	rep, err := audit.File(path, f.auditConfig(f.ship.Format(path)))
 	if err != nil {
 		return fmt.Errorf("finalize: audit %s: %w", path, err)
 	}
@@ -79,6 +79,9 @@ func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *O
 	}
 	if rep.SizeAlert {
 		annots = append(annots, "size_alert")
+	}
+	if len(rep.Unfinished) > 0 {
+		annots = append(annots, "unfinished") // a request the run never saw answered
 	}
 	if dirSize(filepath.Dir(path)) > f.cfg.Audit.JobDirSizeAlert {
 		annots = append(annots, "job_dir_size_alert")

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/journalship/journalship/audit"
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/journalfile"
-	"github.com/valyala/fastjson"
 )
 
 // snapshot is what a file looked like at one moment.
@@ -44,13 +46,13 @@ func snapshotOf(path string) (snapshot, error) {
 // the job ended, and a file finished (and then deleted) under a writer
 // loses every line appended after.
 func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (string, error) {
-	if len(s.tail) == 0 && isSessionEnd(s.lastLine) {
+	if len(s.tail) == 0 && f.ends(path, s) {
 		return "session ended", nil
 	}
 	if f.cfg.Now().Sub(s.mtime) < f.cfg.StaleAfter {
 		return "", nil // still being written, whatever stands beside it
 	}
-	if newerSessionBeside(path) {
+	if f.newerSessionBeside(path) {
 		return "a newer session file stands beside it", nil
 	}
 	if f.status != nil {
@@ -71,37 +73,54 @@ func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (stri
 	return "", nil
 }
 
-func isSessionEnd(line []byte) bool {
-	v, err := fastjson.ParseBytes(line)
-	return err == nil && string(v.GetStringBytes("type")) == "SESSION_END"
-}
-
-// newerSessionBeside tells whether the job directory holds a session file
-// named later than path (session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl sorts by
-// start time).
-func newerSessionBeside(path string) bool {
-	base := filepath.Base(path)
-	if !journalfile.IsSessionFile(base) {
+// ends tells whether the file's last line ends its session or run, by the
+// file's format (its judge sets Event.Ends). A format that derives the end
+// from every line (ScopeAllLines) must also say so over the whole file.
+func (f *Finalizer) ends(path string, s snapshot) bool {
+	fm := f.ship.Format(path)
+	p, _ := fm.Claim(path)
+	var ev format.Event
+	fm.NewJudge().Judge(s.lastLine, fm.NewState(p), integrity.NewArena(len(s.lastLine)+64), &ev)
+	if !ev.Ends {
 		return false
 	}
-	entries, err := os.ReadDir(filepath.Dir(path))
+	if fm.Scope() == format.ScopeFirstLine {
+		return true
+	}
+	rep, err := audit.File(path, f.auditConfig(fm))
+	return err == nil && rep.SessionEnded
+}
+
+// auditConfig is the audit configuration judging a file by fm, the format
+// the shipper gave it.
+func (f *Finalizer) auditConfig(fm format.Format) audit.Config {
+	c := f.cfg.Audit
+	c.Formats.Format = fm.Name()
+	return c
+}
+
+// newerSessionBeside tells whether the file's group directory (a Cortex
+// Plane job directory) holds another journal of the same format whose path
+// says it started later. A format whose group is the file itself, or whose
+// path says no start, has no "newer session beside it".
+func (f *Finalizer) newerSessionBeside(path string) bool {
+	fm := f.ship.Format(path)
+	p, ok := fm.Claim(path)
+	dir := filepath.Dir(path)
+	if !ok || p.Started.IsZero() || p.Group != dir {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return false
 	}
 	for _, e := range entries {
-		n := e.Name()
-		if e.Type().IsRegular() && journalfile.IsSessionFile(n) && sessionKey(n) > sessionKey(base) {
+		if !e.Type().IsRegular() || e.Name() == filepath.Base(path) {
+			continue
+		}
+		if q, ok := fm.Claim(filepath.Join(dir, e.Name())); ok && q.Started.After(p.Started) {
 			return true
 		}
 	}
 	return false
-}
-
-// sessionKey is the part of a session file name that sorts by start time.
-func sessionKey(name string) string {
-	const n = len("session_YYYYMMDDTHHMMSSZ")
-	if len(name) < n {
-		return name
-	}
-	return name[:n]
 }

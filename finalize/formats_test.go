@@ -1,0 +1,65 @@
+package finalize
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// codeliaRun copies a Codelia test journal into its layout under the
+// env's directory, with extra bytes appended and the given age.
+func (e *env) codeliaRun(t *testing.T, fixture, runID, date, extra string, age time.Duration) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "format", "codelia", "testdata", fixture))
+	require.NoError(t, err)
+	p := filepath.Join(filepath.Dir(filepath.Dir(e.root)), "codelia", "sessions", date, runID+".jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, append(data, extra...), 0o644))
+	mt := e.now.Add(-age)
+	require.NoError(t, os.Chtimes(p, mt, mt))
+	return p
+}
+
+// TestCodeliaRunsByTheirOwnEnd: a Codelia run that wrote run.end is
+// finished at once, however recently written; a crashed one is finished
+// once its torn line is stale, and its summary reports the request it
+// never saw answered.
+func TestCodeliaRunsByTheirOwnEnd(t *testing.T) {
+	e := newEnv(t)
+	f := e.finalizer(t, nil, nil)
+	ended := e.codeliaRun(t, "spec-example.jsonl", "8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a", "2026/02/03", "", 0)
+	o, err := f.File(context.Background(), ended)
+	require.NoError(t, err)
+	assert.True(t, o.Finished)
+	assert.Equal(t, "session ended", o.Why, "run.end ends the run")
+	assert.Equal(t, "clean", o.Level.String())
+
+	crashed := e.codeliaRun(t, "crashed.jsonl", "3b4f2c1a-9d8e-4f7a-b6c5-0a1b2c3d4e5f", "2026/03/14",
+		`{"type":"llm.response","run_id":"3b4f`, 20*time.Minute)
+	o, err = f.File(context.Background(), crashed)
+	require.NoError(t, err)
+	assert.True(t, o.Finished)
+	assert.Equal(t, "partial last line unchanged for 10m0s", o.Why)
+
+	q := &lokiquery.Client{URL: e.loki.URL}
+	got, err := q.WaitFor(context.Background(), `{service_name="agent-sessions", event_type="file_summary"}`,
+		e.now.Add(-3*time.Hour), e.now.Add(time.Minute), 2, 20*time.Second)
+	require.NoError(t, err)
+	summaries := map[string]lokiquery.Entry{}
+	for _, en := range got {
+		summaries[en.Metadata["file"]] = en
+	}
+	require.Contains(t, summaries, crashed)
+	s := summaries[crashed]
+	assert.Equal(t, "codelia", s.Stream["format"])
+	assert.Contains(t, s.Metadata["annotations"], "unfinished")
+	assert.Contains(t, s.Line, `"format":"codelia"`)
+	assert.Contains(t, s.Line, "was never answered")
+	assert.NotContains(t, summaries[ended].Metadata["annotations"], "unfinished")
+}
