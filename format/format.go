@@ -110,6 +110,9 @@ type Path struct {
 	// Group is the path retention deletes together with the file: the
 	// file itself, or a session directory.
 	Group string
+	// Companions are files beside the journal that belong to it alone
+	// (snapshots rewritten in place): never tailed, deleted with it.
+	Companions []string
 	// Problem says what is wrong with a path the format claimed ("" when
 	// nothing is).
 	Problem string

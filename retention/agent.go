@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 )
@@ -28,12 +29,13 @@ type Finalizer interface {
 
 // Agent sweeps a sessions root.
 type Agent struct {
-	cfg    Config
-	status Status
-	fin    Finalizer
-	ledger Ledger
-	m      *Metrics
-	log    *logger
+	cfg     Config
+	formats *registry.Registry
+	status  Status
+	fin     Finalizer
+	ledger  Ledger
+	m       *Metrics
+	log     *logger
 }
 
 // New returns an Agent. fin may be nil only for a dry run; m nil gets a
@@ -50,10 +52,14 @@ func New(cfg Config, status Status, fin Finalizer, l Ledger, m *Metrics) (*Agent
 	case fin == nil && !cfg.DryRun:
 		return nil, &ConfigError{"Finalizer", "nil", "a finalizer is required unless DryRun"}
 	}
+	reg, err := registry.New(cfg.Formats)
+	if err != nil {
+		return nil, &ConfigError{"Formats", cfg.Formats.Format, err.Error()}
+	}
 	if m == nil {
 		m = NewMetrics()
 	}
-	return &Agent{cfg: cfg, status: status, fin: fin, ledger: l, m: m, log: &logger{w: cfg.Log}}, nil
+	return &Agent{cfg: cfg, formats: reg, status: status, fin: fin, ledger: l, m: m, log: &logger{w: cfg.Log}}, nil
 }
 
 // Metrics returns the agent's metrics.
@@ -116,6 +122,10 @@ func (a *Agent) Sweep(ctx context.Context) (*Report, error) {
 		}
 		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
 			s.keep(Decision{Path: s.abs(e.Name()), Reason: KeepNotJobDir, Detail: "a " + journalfile.Kind(e.Type()) + ", not a job directory: left alone"})
+			continue
+		}
+		if s.runTree(e.Name()) {
+			s.runs(ctx, e.Name())
 			continue
 		}
 		s.job(ctx, e.Name())

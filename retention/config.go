@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/journalship/journalship/format/registry"
 )
 
 // Defaults of docs/formats/cortex-plane.md, section 5 (post-terminal retention, max file age).
@@ -46,6 +48,10 @@ type Config struct {
 	Now func() time.Time
 	// Log receives log lines (Fluent Bit's format). Default os.Stderr.
 	Log io.Writer
+	// Formats finds each journal's format (the plugin's Format and
+	// Format_Roots): a tree whose journals are each their own group (one
+	// file per run) is swept file by file, by each run's own end.
+	Formats registry.Config
 	// BeforeRelist, when set, runs after a job's files were handled and
 	// before its directory is listed again to decide whether it is empty.
 	// Tests use it to add a file mid-sweep.
@@ -55,7 +61,8 @@ type Config struct {
 // DefaultConfig returns the seed's defaults.
 func DefaultConfig() Config {
 	return Config{Root: DefaultRoot, PostTerminal: DefaultPostTerminal, MaxAge: DefaultMaxAge,
-		QuietPeriod: DefaultQuietPeriod, Interval: DefaultInterval, Now: time.Now, Log: os.Stderr}
+		QuietPeriod: DefaultQuietPeriod, Interval: DefaultInterval, Now: time.Now, Log: os.Stderr,
+		Formats: registry.DefaultConfig()}
 }
 
 // Validate checks the configuration; the error is a *ConfigError.

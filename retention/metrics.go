@@ -67,7 +67,7 @@ func NewMetrics() *Metrics {
 // Label values the counters are created with at 0, so that a dashboard's
 // increase() counts the first deletion, sweep or error.
 var (
-	rules        = []string{RuleJobTerminal, RuleMaxAge, RuleMaxAgeForced}
+	rules        = []string{RuleJobTerminal, RuleRunOver, RuleMaxAge, RuleMaxAgeForced}
 	outcomes     = []string{OutcomeOK, OutcomeDegraded, OutcomeFailed}
 	errorOps     = []string{"root", "list", "stat", "ledger", "finalize", "delete", "forget", "rmdir"}
 	statusSource = []string{"journal", "postgres", "unknown"}

@@ -12,11 +12,13 @@ const (
 	RuleJobTerminal  = "job_terminal"   // job over and finished_at + PostTerminal passed
 	RuleMaxAge       = "max_age"        // mtime older than MaxAge
 	RuleMaxAgeForced = "max_age_forced" // past MaxAge, deleted unaccounted (ForceMaxAge)
+	RuleRunOver      = "run_over"       // a file-per-run journal whose run ended for good, mtime + PostTerminal passed
 )
 
 // Reasons a file is kept.
 const (
 	KeepJobActive         = "job_active"              // job not terminal (or one of its files still written), file younger than MaxAge
+	KeepRunActive         = "run_active"              // a file-per-run journal whose run is not over for good, younger than MaxAge
 	KeepRecentlyModified  = "recently_modified"       // modified within the quiet period: a writer may still append
 	KeepPostTerminal      = "post_terminal_wait"      // job terminal, PostTerminal not over yet
 	KeepUnshipped         = "unshipped"               // the ledger does not account for every byte

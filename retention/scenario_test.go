@@ -381,7 +381,7 @@ func TestRootErrors(t *testing.T) {
 func TestCountersStartAtZero(t *testing.T) {
 	m := NewMetrics()
 	for name, want := range map[string]int{
-		"journalship_retention_files_deleted_total": 3, "journalship_retention_bytes_deleted_total": 3,
+		"journalship_retention_files_deleted_total": 4, "journalship_retention_bytes_deleted_total": 4,
 		"journalship_retention_sweeps_total": 3, "journalship_retention_errors_total": 8,
 		"journalship_retention_status_errors_total": 3,
 	} {

@@ -25,7 +25,7 @@ func (*Format) Claim(path string) (format.Path, bool) {
 	if !ok {
 		return format.Path{}, false
 	}
-	p := format.Path{Format: Name, SessionID: id, Group: path}
+	p := format.Path{Format: Name, SessionID: id, Group: path, Companions: Companions(path)}
 	switch {
 	case id == "":
 		p.Problem = "file name has no session id before .messages.jsonl"

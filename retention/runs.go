@@ -1,0 +1,216 @@
+package retention
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/journalship/journalship/audit"
+	"github.com/journalship/journalship/format"
+)
+
+// A file-per-run layout (Codelia's sessions/YYYY/MM/DD/<run_id>.jsonl,
+// OrbitMesh's sessions/<session_id>.messages.jsonl) has no job directory:
+// each journal is its own group (format.Path.Group is the file), over when
+// its own lines say so. Such a tree is swept file by file.
+
+// maxRunDepth bounds how deep a run tree is walked below the root's entry.
+const maxRunDepth = 6
+
+// runTree tells whether the root's directory name holds a file-per-run
+// layout: the first journal found in it (breadth by name, at most
+// maxRunDepth deep) is claimed by a format whose group is the file itself.
+func (s *sweep) runTree(name string) bool {
+	found := ""
+	_ = fs.WalkDir(s.rt.FS(), name, func(rel string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return fs.SkipDir
+		case d.IsDir() && strings.Count(rel, "/") > maxRunDepth:
+			return fs.SkipDir
+		case d.Type().IsRegular() && strings.HasSuffix(rel, ".jsonl"):
+			found = rel
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if found == "" {
+		return false
+	}
+	p := s.formats.Detect(s.abs(found), nil).Path
+	return p.Group == s.abs(found)
+}
+
+// runs sweeps a file-per-run tree: every journal is judged alone, its
+// companions go with it, and the directories it leaves empty below the
+// tree's top (Codelia's dated directories) are removed. The top itself
+// stays: the runtime writes there.
+func (s *sweep) runs(ctx context.Context, top string) {
+	var dirs []string
+	err := fs.WalkDir(s.rt.FS(), top, func(rel string, d fs.DirEntry, err error) error {
+		if err != nil {
+			s.fail("list", "cannot list %s: %v; its files are kept", s.abs(rel), err)
+			s.keep(Decision{Path: s.abs(rel), Reason: KeepUnreadableDir, Detail: err.Error()})
+			return fs.SkipDir
+		}
+		if ctx.Err() != nil {
+			return fs.SkipAll
+		}
+		switch {
+		case d.IsDir():
+			if strings.Count(rel, "/") > maxRunDepth {
+				return fs.SkipDir
+			}
+			if rel != top {
+				dirs = append(dirs, rel)
+			}
+		case d.Type()&fs.ModeSymlink != 0 || !d.Type().IsRegular():
+			s.keep(Decision{Path: s.abs(rel), Reason: KeepNotRegular, Detail: "a " + kindOf(d) + ", never followed nor deleted"})
+		case strings.HasSuffix(rel, ".jsonl"):
+			s.run(ctx, rel)
+		}
+		return nil
+	})
+	if err != nil && ctx.Err() == nil {
+		s.fail("list", "walking %s: %v", s.abs(top), err)
+	}
+	for i := len(dirs) - 1; i >= 0; i-- { // deepest first
+		s.removeEmpty(dirs[i])
+	}
+}
+
+func kindOf(d fs.DirEntry) string {
+	if d.Type()&fs.ModeSymlink != 0 {
+		return "symlink"
+	}
+	return "special file"
+}
+
+// run judges one journal of a file-per-run tree and deletes it (with its
+// companions) when due and accounted for.
+func (s *sweep) run(ctx context.Context, rel string) {
+	path := s.abs(rel)
+	det := s.formats.Detect(path, nil)
+	d := Decision{Path: path, Job: det.Path.RunID}
+	if d.Job == "" {
+		d.Job = det.Path.SessionID
+	}
+	if det.Path.Group != path {
+		d.Reason, d.Detail = KeepNotJournal, "a "+det.Format.Name()+" journal outside a file-per-run layout: left alone"
+		s.keep(d)
+		return
+	}
+	var fin final
+	if !s.cfg.DryRun {
+		out, err := s.fin.File(ctx, path)
+		if err != nil {
+			s.fail("finalize", "finalizing %s: %v", path, err)
+		}
+		fin = final{out: out, err: err}
+	}
+	info, err := s.rt.Lstat(rel)
+	if err != nil || !info.Mode().IsRegular() {
+		return // gone or replaced since the listing: nothing to decide
+	}
+	d.Bytes = info.Size()
+	rule, reason, detail := s.runRule(path, det.Format, info.ModTime())
+	d.Rule, d.Detail = rule, detail
+	if rule == "" {
+		d.Reason = reason
+		s.keep(d)
+		return
+	}
+	var deleted bool
+	if s.cfg.DryRun {
+		deleted = s.judgeDry(ctx, d)
+	} else {
+		deleted = s.judge(ctx, d, rel, fin)
+	}
+	if deleted && !s.cfg.DryRun {
+		s.removeCompanions(det.Path)
+	}
+}
+
+// runRule returns the rule that makes a run's journal a candidate, or ""
+// and the reason it is kept. The run is over for good when its format's
+// state says so after every line (read now: the file may have changed
+// since the finalizer looked).
+func (s *sweep) runRule(path string, fm format.Format, mtime time.Time) (rule, reason, detail string) {
+	age := s.now.Sub(mtime)
+	if age < s.cfg.QuietPeriod {
+		return "", KeepRecentlyModified, fmt.Sprintf("modified %s ago, within the quiet period of %s", age.Round(time.Second), s.cfg.QuietPeriod)
+	}
+	cfg := audit.DefaultConfig()
+	cfg.Formats.Format = fm.Name()
+	rep, err := audit.File(path, cfg)
+	over := err == nil && rep.SessionEnded && rep.Terminal
+	if over && !s.now.Before(mtime.Add(s.cfg.PostTerminal)) {
+		return RuleRunOver, "", fmt.Sprintf("%s run over (%s), last written %s ago, past the post-terminal retention of %s",
+			fm.Name(), orState(rep), age.Round(time.Second), s.cfg.PostTerminal)
+	}
+	if age > s.cfg.MaxAge {
+		return RuleMaxAge, "", fmt.Sprintf("modified %s ago, over the max age of %s", age.Round(time.Second), s.cfg.MaxAge)
+	}
+	if over {
+		return "", KeepPostTerminal, fmt.Sprintf("%s run over (%s); deletable from %s", fm.Name(), orState(rep),
+			mtime.Add(s.cfg.PostTerminal).UTC().Format(time.RFC3339))
+	}
+	return "", KeepRunActive, fmt.Sprintf("%s run not over for good; modified %s ago", fm.Name(), age.Round(time.Second))
+}
+
+// orState names how a run ended: its derived state, its end reason, or
+// "ended".
+func orState(r audit.Report) string {
+	switch {
+	case r.State != "":
+		return r.State
+	case r.EndReason != "":
+		return r.EndReason
+	}
+	return "ended"
+}
+
+// removeCompanions deletes the files that belong to a deleted journal
+// alone (a snapshot beside it), when they are regular files in the root.
+func (s *sweep) removeCompanions(p format.Path) {
+	for _, c := range p.Companions {
+		if !s.inside(c) {
+			continue
+		}
+		rel, _ := filepath.Rel(s.cfg.Root, c)
+		info, err := s.rt.Lstat(rel)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if err := s.rt.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.fail("delete", "cannot delete %s beside a deleted journal: %v", c, err)
+			continue
+		}
+		s.log.Infof("deleted %s with its journal", c)
+	}
+}
+
+// removeEmpty removes a directory below a run tree's top when it is empty
+// (a dated directory whose runs were all deleted).
+func (s *sweep) removeEmpty(rel string) {
+	if s.cfg.DryRun {
+		return
+	}
+	entries, err := readDir(s.rt, rel)
+	if err != nil || len(entries) > 0 {
+		return
+	}
+	if err := s.rt.Remove(rel); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !isNotEmpty(err) {
+			s.fail("rmdir", "cannot remove empty directory %s: %v", s.abs(rel), err)
+		}
+		return
+	}
+	s.log.Infof("deleted empty directory %s", s.abs(rel))
+	s.m.DirsDeleted.Inc()
+	s.r.DirsDeleted = append(s.r.DirsDeleted, s.abs(rel))
+}
