@@ -37,10 +37,14 @@ func (r Role) String() string {
 	return "other"
 }
 
-// Usage is the token usage a line reports.
+// Usage is the token usage a line reports. Input counts every prompt
+// token, those read from or written to a cache included (OpenAI's
+// prompt_tokens; a format whose runtime counts them apart, as Anthropic's
+// API does, adds them in): tokens_in is then comparable across formats,
+// and cost charges Input-CacheRead-CacheWrite at the input price.
 type Usage struct {
 	Input, Output         int64
-	CacheRead, CacheWrite int64 // prompt tokens read from / written to a cache
+	CacheRead, CacheWrite int64 // prompt tokens read from / written to a cache, part of Input
 	Has                   bool
 }
 

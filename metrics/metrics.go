@@ -32,8 +32,8 @@ type Set struct {
 	// Retries counts flushes answered with FLB_RETRY (or retried by the
 	// CLI), by cause.
 	Retries *prometheus.CounterVec
-	// Tokens counts LLM tokens by model, direction (prompt, completion) and
-	// tenant.
+	// Tokens counts LLM tokens by model, direction (prompt, completion,
+	// and cache_read, cache_write: parts of prompt) and tenant.
 	Tokens *prometheus.CounterVec
 	// CostUSD counts dollars of LLM tokens by the price table entry they
 	// are attributed to and tenant.
@@ -70,7 +70,7 @@ func New() *Set {
 	})
 	reg.MustRegister(s.PushDuration)
 	s.Retries = counterVec(reg, "retries_total", "Flushes handed back for retry, by cause.", "cause")
-	s.Tokens = counterVec(reg, "llm_tokens_total", "LLM tokens from valid LLM_RESPONSE events, by model, direction and tenant.", "model", "direction", "tenant")
+	s.Tokens = counterVec(reg, "llm_tokens_total", "LLM tokens of valid responses, by model, direction (prompt, completion; cache_read and cache_write, part of prompt) and tenant.", "model", "direction", "tenant")
 	s.CostUSD = counterVec(reg, "llm_cost_usd_total", "US dollars of LLM tokens at the price table's prices, by attributed model and tenant.", "model", "tenant")
 	s.LedgerErrors = counter(reg, "ledger_errors_total", "Failures to record shipped byte ranges in the ledger.")
 	s.FilesFinished = counterVec(reg, "files_finished_total", "Journal files the finalizer accounted for, by audit level and severity.", "level", "severity")

@@ -16,7 +16,7 @@ type tally struct {
 	received    int64
 	shipped     int64
 	missing     int64
-	tokens      map[string][2]int64
+	tokens      map[string][4]int64 // in, out, cache read, cache write
 	costs       map[string]float64 // USD by price table entry
 }
 
@@ -28,7 +28,7 @@ func (t *tally) reset() {
 	clear(t.tokens)
 	clear(t.costs)
 	if t.deadLetters == nil {
-		t.deadLetters, t.tokens, t.costs = map[string]int{}, map[string][2]int64{}, map[string]float64{}
+		t.deadLetters, t.tokens, t.costs = map[string]int{}, map[string][4]int64{}, map[string]float64{}
 	}
 }
 
@@ -64,7 +64,8 @@ func (p *Pipeline) account(w *work) {
 		t.missing += it.missing
 		if it.usage.Has && it.model != "" {
 			v := t.tokens[it.model]
-			t.tokens[it.model] = [2]int64{v[0] + it.usage.Input, v[1] + it.usage.Output}
+			u := it.usage
+			t.tokens[it.model] = [4]int64{v[0] + u.Input, v[1] + u.Output, v[2] + u.CacheRead, v[3] + u.CacheWrite}
 		}
 		if it.costModel != "" {
 			t.costs[it.costModel] += it.cost
@@ -98,6 +99,14 @@ func (p *Pipeline) publish(w *work) {
 	for model, v := range t.tokens {
 		m.Tokens.WithLabelValues(model, "prompt", tenant).Add(float64(v[0]))
 		m.Tokens.WithLabelValues(model, "completion", tenant).Add(float64(v[1]))
+		// Cache series only for models that report caches: prompt
+		// includes them (format.Usage).
+		if v[2] > 0 {
+			m.Tokens.WithLabelValues(model, "cache_read", tenant).Add(float64(v[2]))
+		}
+		if v[3] > 0 {
+			m.Tokens.WithLabelValues(model, "cache_write", tenant).Add(float64(v[3]))
+		}
 	}
 	for model, usd := range t.costs {
 		m.CostUSD.WithLabelValues(model, tenant).Add(usd)

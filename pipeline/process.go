@@ -333,5 +333,9 @@ func (p *Pipeline) price(it *item) {
 		it.annots |= aPriceUnknown
 		return
 	}
-	it.cost, it.costModel = pr.Cost(it.usage.Input, it.usage.Output), pr.Model
+	u := it.usage
+	// Input counts every prompt token, cache reads and writes included
+	// (format.Usage); each is charged once, at its own price.
+	uncached := max(0, u.Input-u.CacheRead-u.CacheWrite)
+	it.cost, it.costModel = pr.CostUsage(uncached, u.Output, u.CacheRead, u.CacheWrite), pr.Model
 }

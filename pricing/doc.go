@@ -1,8 +1,10 @@
 // Package pricing turns an LLM response's token counts into dollars.
 //
 // A price table is a YAML file: per model, the price in US dollars of one
-// million input (prompt) and output (completion) tokens, and the model ids
-// the entry covers (exact ids or path.Match globs). Tenants may override
+// million input (prompt) and output (completion) tokens, optionally of one
+// million prompt tokens read from and written to the provider's prompt
+// cache (charged at the input price when not given), and the model ids the
+// entry covers (exact ids or path.Match globs). Tenants may override
 // entries. A model no entry covers has no price: the caller annotates it,
 // it is never guessed. The table is loaded at start and again whenever the
 // file changes (Source polls it, which also follows Kubernetes ConfigMap
@@ -15,6 +17,8 @@
 //	    match: ["claude-sonnet-4-5", "claude-sonnet-4-5-*"]
 //	    input_usd_per_million: 3
 //	    output_usd_per_million: 15
+//	    cache_read_usd_per_million: 0.3   # optional
+//	    cache_write_usd_per_million: 3.75 # optional
 //	tenants:
 //	  acme:
 //	    models:

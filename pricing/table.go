@@ -16,15 +16,63 @@ import (
 
 // Price is what one million tokens of a model cost, and the table entry the
 // cost is attributed to.
+//
+// The cache prices are optional in the table: HasCacheRead and HasCacheWrite
+// say whether the entry gives them. An entry without one charges those
+// tokens at InputPerMillion (see CostUsage).
 type Price struct {
-	Model            string  // the table's entry name
-	InputPerMillion  float64 // USD per million prompt tokens
-	OutputPerMillion float64 // USD per million completion tokens
+	Model                string  // the table's entry name
+	InputPerMillion      float64 // USD per million prompt tokens
+	OutputPerMillion     float64 // USD per million completion tokens
+	CacheReadPerMillion  float64 // USD per million prompt tokens read from the cache, when HasCacheRead
+	CacheWritePerMillion float64 // USD per million prompt tokens written to the cache, when HasCacheWrite
+	HasCacheRead         bool    // cache_read_usd_per_million was given
+	HasCacheWrite        bool    // cache_write_usd_per_million was given
 }
 
-// Cost returns the dollars of prompt and completion tokens at p.
+// Cost returns the dollars of prompt and completion tokens at p, with no
+// cache tokens: CostUsage(prompt, completion, 0, 0).
 func (p Price) Cost(prompt, completion int64) float64 {
-	return (float64(prompt)*p.InputPerMillion + float64(completion)*p.OutputPerMillion) / 1e6
+	return p.CostUsage(prompt, completion, 0, 0)
+}
+
+// CostUsage returns the dollars of one response's token usage at p.
+//
+// The four counts are disjoint: in is the uncached input (prompt) tokens,
+// out the output (completion) tokens, cacheRead the prompt tokens read
+// from the provider's prompt cache and cacheWrite the prompt tokens written
+// to it. Providers count these differently (Anthropic reports the three
+// input kinds apart; OpenAI and Gemini include cached tokens in the prompt
+// count), so the caller subtracts as needed before calling.
+//
+// in is charged at InputPerMillion and out at OutputPerMillion. cacheRead
+// and cacheWrite are charged at CacheReadPerMillion and
+// CacheWritePerMillion when the entry gives them, and at InputPerMillion
+// otherwise: a cache price the table does not state is never taken as free
+// or guessed lower than the input price.
+func (p Price) CostUsage(in, out, cacheRead, cacheWrite int64) float64 {
+	return (float64(in)*p.InputPerMillion +
+		float64(out)*p.OutputPerMillion +
+		float64(cacheRead)*p.cacheReadRate() +
+		float64(cacheWrite)*p.cacheWriteRate()) / 1e6
+}
+
+// cacheReadRate is the USD per million cache-read tokens: the entry's cache
+// read price, else its input price.
+func (p Price) cacheReadRate() float64 {
+	if p.HasCacheRead {
+		return p.CacheReadPerMillion
+	}
+	return p.InputPerMillion
+}
+
+// cacheWriteRate is the USD per million cache-write tokens: the entry's
+// cache write price, else its input price.
+func (p Price) cacheWriteRate() float64 {
+	if p.HasCacheWrite {
+		return p.CacheWritePerMillion
+	}
+	return p.InputPerMillion
 }
 
 // Table is a parsed price table. It is immutable and safe to share.
@@ -143,13 +191,16 @@ type file struct {
 }
 
 type entry struct {
-	Match  []string `yaml:"match"`
-	Input  *float64 `yaml:"input_usd_per_million"`
-	Output *float64 `yaml:"output_usd_per_million"`
+	Match      []string `yaml:"match"`
+	Input      *float64 `yaml:"input_usd_per_million"`
+	Output     *float64 `yaml:"output_usd_per_million"`
+	CacheRead  *float64 `yaml:"cache_read_usd_per_million"`  // optional
+	CacheWrite *float64 `yaml:"cache_write_usd_per_million"` // optional
 }
 
-// Parse reads a price table strictly: unknown keys, missing or negative
-// prices, bad globs and a model id claimed by two entries are errors.
+// Parse reads a price table strictly: unknown keys, missing input or output
+// prices, negative, NaN or infinite prices (cache prices included), bad
+// globs and a model id claimed by two entries are errors.
 func Parse(data []byte) (*Table, error) {
 	var f file
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -206,12 +257,30 @@ func (e entry) price(name string) (Price, error) {
 	if e.Input == nil || e.Output == nil {
 		return Price{}, fmt.Errorf("model %q: input_usd_per_million and output_usd_per_million are required", name)
 	}
-	for _, v := range []float64{*e.Input, *e.Output} {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return Price{}, fmt.Errorf("model %q: price %v is not a non-negative number", name, v)
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{
+		{"input_usd_per_million", e.Input},
+		{"output_usd_per_million", e.Output},
+		{"cache_read_usd_per_million", e.CacheRead},
+		{"cache_write_usd_per_million", e.CacheWrite},
+	} {
+		if f.v == nil {
+			continue // an optional cache price not given
+		}
+		if v := *f.v; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return Price{}, fmt.Errorf("model %q: %s %v is not a non-negative number", name, f.key, v)
 		}
 	}
-	return Price{Model: name, InputPerMillion: *e.Input, OutputPerMillion: *e.Output}, nil
+	p := Price{Model: name, InputPerMillion: *e.Input, OutputPerMillion: *e.Output}
+	if e.CacheRead != nil {
+		p.CacheReadPerMillion, p.HasCacheRead = *e.CacheRead, true
+	}
+	if e.CacheWrite != nil {
+		p.CacheWritePerMillion, p.HasCacheWrite = *e.CacheWrite, true
+	}
+	return p, nil
 }
 
 func (e entry) patterns(name string) []string {

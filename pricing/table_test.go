@@ -11,11 +11,16 @@ import (
 func TestDefaultTablePricesTheSampleModels(t *testing.T) {
 	tab := Default()
 	for model, want := range map[string]Price{
-		"claude-sonnet-4-5-20250929": {Model: "claude-sonnet-4-5", InputPerMillion: 3, OutputPerMillion: 15},
-		"claude-sonnet-4-20250514":   {Model: "claude-sonnet-4", InputPerMillion: 3, OutputPerMillion: 15},
-		"gpt-4.1-2025-04-14":         {Model: "gpt-4.1", InputPerMillion: 2, OutputPerMillion: 8},
-		"gpt-4.1-mini-2025-04-14":    {Model: "gpt-4.1-mini", InputPerMillion: 0.4, OutputPerMillion: 1.6},
-		"gemini-2.5-pro":             {Model: "gemini-2.5-pro", InputPerMillion: 1.25, OutputPerMillion: 10},
+		"claude-sonnet-4-5-20250929": {Model: "claude-sonnet-4-5", InputPerMillion: 3, OutputPerMillion: 15,
+			CacheReadPerMillion: 0.3, HasCacheRead: true, CacheWritePerMillion: 3.75, HasCacheWrite: true},
+		"claude-sonnet-4-20250514": {Model: "claude-sonnet-4", InputPerMillion: 3, OutputPerMillion: 15,
+			CacheReadPerMillion: 0.3, HasCacheRead: true, CacheWritePerMillion: 3.75, HasCacheWrite: true},
+		"gpt-4.1-2025-04-14": {Model: "gpt-4.1", InputPerMillion: 2, OutputPerMillion: 8,
+			CacheReadPerMillion: 0.5, HasCacheRead: true},
+		"gpt-4.1-mini-2025-04-14": {Model: "gpt-4.1-mini", InputPerMillion: 0.4, OutputPerMillion: 1.6,
+			CacheReadPerMillion: 0.1, HasCacheRead: true},
+		"gemini-2.5-pro": {Model: "gemini-2.5-pro", InputPerMillion: 1.25, OutputPerMillion: 10,
+			CacheReadPerMillion: 0.125, HasCacheRead: true},
 	} {
 		got, ok := tab.Lookup("", model)
 		require.True(t, ok, model)
