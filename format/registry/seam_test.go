@@ -43,8 +43,6 @@ var debt = map[string]bool{
 	"integrity/event.go: STATE_TRANSITION":                           true,
 	"integrity/event.go: TOOL_RESULT":                                true,
 	"integrity/event.go: TOOL_START":                                 true,
-	"internal/verify/verify.go: LLM_REQUEST":                         true,
-	"internal/verify/verify.go: LLM_RESPONSE":                        true,
 	"retention/status.go: SESSION_END":                               true,
 }
 

@@ -76,20 +76,49 @@ func line(t testing.TB, f sample.File, l sample.Line, e lokiquery.Entry, node st
 	assert.Equal(t, f.SessionID, e.Metadata["session_id"], where)
 	assert.Equal(t, f.Pod, e.Metadata["pod"], where)
 	assert.Equal(t, f.AgentID, e.Metadata["agent_id"], where)
+	if f.RunID != "" {
+		assert.Equal(t, f.RunID, e.Metadata["run_id"], where)
+	}
 	assert.Equal(t, node, e.Stream["node"], where)
-	assert.Equal(t, Expected(l), Shipped(e.Metadata), "%s: %s", where, l.Text)
-	if l.Type == "LLM_RESPONSE" || l.Type == "LLM_REQUEST" {
+	assert.Equal(t, f.Format, e.Stream["format"], where)
+	assert.Equal(t, l.State, e.Metadata["state"], "%s: derived state", where)
+	assert.Equal(t, Expected(l), Shipped(e.Metadata, f.Format == sample.FormatName), "%s: %s", where, l.Text)
+	if l.Model != "" {
 		assert.Equal(t, l.Model, e.Metadata["model"], where)
 	}
+	tokens(t, l, e.Metadata, where)
 	cost(t, l, e.Metadata, where)
 	for _, x := range l.Expect {
-		if gap, ok := strings.CutPrefix(x, "seq_gap:"); ok {
-			a, b, _ := strings.Cut(gap, "-")
-			if a == b {
-				gap = a
-			}
-			assert.Equal(t, gap, e.Metadata["seq_gap"], where)
+		kind, detail, ok := strings.Cut(x, ":")
+		if !ok {
+			continue
 		}
+		if kind == "seq_gap" && f.Format == sample.FormatName {
+			// The Cortex Plane truth writes a one-seq gap as "A-A".
+			if a, b, _ := strings.Cut(detail, "-"); a == b {
+				detail = a
+			}
+		}
+		assert.Equal(t, detail, e.Metadata[kind], "%s: %s detail", where, kind)
+	}
+}
+
+// tokens checks the shared token keys: present exactly on the lines whose
+// tokens count, with the truth's values (cache keys only when non-zero).
+func tokens(t testing.TB, l sample.Line, md map[string]string, where string) {
+	t.Helper()
+	if !l.Counted {
+		assert.Empty(t, md["tokens_in"], "%s: no tokens", where)
+		return
+	}
+	assert.Equal(t, strconv.FormatInt(l.PromptTokens, 10), md["tokens_in"], where)
+	assert.Equal(t, strconv.FormatInt(l.CompletionTokens, 10), md["tokens_out"], where)
+	for key, n := range map[string]int64{"tokens_cache_read": l.CacheReadTokens, "tokens_cache_write": l.CacheWriteTokens} {
+		want := ""
+		if n != 0 {
+			want = strconv.FormatInt(n, 10)
+		}
+		assert.Equal(t, want, md[key], "%s: %s", where, key)
 	}
 }
 
@@ -105,14 +134,15 @@ func Expected(l sample.Line) []string {
 }
 
 // Shipped reads the annotation kinds of an entry, sorted, leaving out
-// timestamp_fallback (a detail of where a torn line is placed) and counting
-// seq_repeat as seq_regression (the corpus does not tell them apart).
-func Shipped(md map[string]string) []string {
+// timestamp_fallback (a detail of where a torn line is placed) and, with
+// foldRepeat, counting seq_repeat as seq_regression (the Cortex Plane
+// corpus does not tell them apart).
+func Shipped(md map[string]string, foldRepeat bool) []string {
 	var out []string
 	for _, a := range strings.Split(md["annotations"], ",") {
-		switch a {
-		case "", "timestamp_fallback":
-		case "seq_repeat":
+		switch {
+		case a == "" || a == "timestamp_fallback":
+		case a == "seq_repeat" && foldRepeat:
 			out = append(out, "seq_regression")
 		default:
 			out = append(out, a)
@@ -122,47 +152,70 @@ func Shipped(md map[string]string) []string {
 	return out
 }
 
-// Tokens checks prompt and completion tokens by model, summed by LogQL,
-// against the corpus.
+// Tokens checks the tokens by model, summed by LogQL over the shared
+// keys of every format (tokens_in, tokens_out, tokens_cache_*), against
+// the corpus.
 func Tokens(t testing.TB, q *lokiquery.Client, c *sample.Corpus, at time.Time) {
 	t.Helper()
-	for dir, field := range []string{"prompt_tokens", "completion_tokens"} {
-		samples, err := q.Instant(context.Background(), `sum by (model) (sum_over_time({service_name="agent-sessions", event_type="LLM_RESPONSE"} | integrity="valid" | json t="`+field+`" | unwrap t [6h]))`, at)
+	sums := func(key string) map[string]int64 {
+		samples, err := q.Instant(context.Background(), `sum by (model) (sum_over_time({service_name="agent-sessions"} | integrity="valid" | `+key+`!="" | unwrap `+key+` [6h]))`, at)
 		require.NoError(t, err)
 		got := map[string]int64{}
 		for _, s := range samples {
 			got[s.Metric["model"]] = int64(s.Value)
 		}
+		return got
+	}
+	for i, key := range []string{"tokens_in", "tokens_out"} {
 		want := map[string]int64{}
 		for m, v := range c.TokensByModel() {
-			want[m] = v[dir]
+			want[m] = v[i]
 		}
-		assert.Equal(t, want, got, field)
+		assert.Equal(t, want, sums(key), key)
+	}
+	for i, key := range []string{"tokens_cache_read", "tokens_cache_write"} {
+		want := map[string]int64{}
+		for m, v := range c.CacheTokensByModel() {
+			if v[i] != 0 {
+				want[m] = v[i]
+			}
+		}
+		assert.Equal(t, want, sums(key), key)
 	}
 }
 
-// builtInPrices are the built-in price table's entries for the sample's
-// default models (USD per million prompt and completion tokens), written
-// out here from the providers' list prices rather than read from the table.
+// builtInPrices are the built-in price table's entries for the sample
+// generators' models (USD per million tokens: input, output, cache read,
+// cache write), written out here from the providers' list prices rather
+// than read from the table.
 var builtInPrices = map[string]struct {
-	entry           string
-	prompt, complet float64
+	entry                  string
+	in, out, cread, cwrite float64
 }{
-	"claude-sonnet-4-5-20250929": {"claude-sonnet-4-5", 3, 15},
-	"gpt-4.1-2025-04-14":         {"gpt-4.1", 2, 8},
-	"gemini-2.5-pro":             {"gemini-2.5-pro", 1.25, 10},
+	"claude-sonnet-4-5-20250929": {"claude-sonnet-4-5", 3, 15, 0.3, 3.75},
+	"claude-sonnet-4-5":          {"claude-sonnet-4-5", 3, 15, 0.3, 3.75},
+	"claude-haiku-4-5":           {"claude-haiku-4-5", 1, 5, 0.1, 1.25},
+	"gpt-4.1-2025-04-14":         {"gpt-4.1", 2, 8, 0.5, 2},
+	"gpt-4.1":                    {"gpt-4.1", 2, 8, 0.5, 2},
+	"gpt-4.1-mini":               {"gpt-4.1-mini", 0.4, 1.6, 0.1, 0.4},
+	"gemini-2.5-pro":             {"gemini-2.5-pro", 1.25, 10, 0.125, 1.25},
 }
 
-// cost checks cost_usd and cost_model: present exactly on the valid
-// LLM_RESPONSE lines (whose tokens count), with the built-in table's price.
+// cost checks cost_usd and cost_model: present exactly on the lines whose
+// tokens count, each part of the prompt at its price.
 func cost(t testing.TB, l sample.Line, md map[string]string, where string) {
 	t.Helper()
-	p, priced := builtInPrices[l.Model]
-	if l.Type != "LLM_RESPONSE" || !l.Valid || !priced {
+	if !l.Counted {
 		assert.Empty(t, md["cost_usd"], "%s: no cost", where)
 		return
 	}
-	want := (float64(l.PromptTokens)*p.prompt + float64(l.CompletionTokens)*p.complet) / 1e6
+	p, priced := builtInPrices[l.Model]
+	if !assert.True(t, priced, "%s: model %q has no expected price: add it to builtInPrices", where, l.Model) {
+		return
+	}
+	uncached := max(0, l.PromptTokens-l.CacheReadTokens-l.CacheWriteTokens)
+	want := (float64(uncached)*p.in + float64(l.CompletionTokens)*p.out +
+		float64(l.CacheReadTokens)*p.cread + float64(l.CacheWriteTokens)*p.cwrite) / 1e6
 	got, err := strconv.ParseFloat(md["cost_usd"], 64)
 	if assert.NoError(t, err, "%s: cost_usd %q", where, md["cost_usd"]) {
 		assert.InDelta(t, want, got, 1e-10, "%s: cost_usd", where)
