@@ -31,7 +31,6 @@ var debt = map[string]bool{
 	"deploy/grafana/dashboards/audit-trail.json: TOOL_START":         true,
 	"deploy/grafana/dashboards/cost.json: LLM_RESPONSE":              true,
 	"deploy/grafana/dashboards/cost.json: SESSION_END":               true,
-	"finalize/rules.go: SESSION_END":                                 true,
 	"integrity/event.go: APPROVAL_REQUESTED":                         true,
 	"integrity/event.go: CHECKPOINT_LOADED":                          true,
 	"integrity/event.go: CHECKPOINT_WRITTEN":                         true,
