@@ -190,10 +190,13 @@ func (p *Pipeline) addKeys(m *meta, f *fileState, i int, ev *format.Event) {
 		case KeySessionID:
 			// A line without its own (a torn write) stays in its
 			// session's audit trail through the file's SESSION_START.
-			if len(ev.SessionID) > 0 {
+			switch {
+			case len(ev.SessionID) > 0:
 				m.addBytes(string(k), ev.SessionID)
-			} else {
+			case f.sessionID != "":
 				m.add(string(k), f.sessionID)
+			default:
+				m.add(string(k), f.path.SessionID) // the file name's (OrbitMesh)
 			}
 		case KeySeq:
 			if ev.HasSeq {

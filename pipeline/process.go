@@ -319,6 +319,10 @@ func (p *Pipeline) attributeModel(w *work, f *fileState, j format.Judge, i int) 
 			it.usage = ev.Usage
 			p.price(it)
 		}
+	default:
+		if len(ev.Model) > 0 { // a chat message stating its model
+			it.model = p.models.get(ev.Model)
+		}
 	}
 }
 

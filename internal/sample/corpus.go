@@ -117,15 +117,20 @@ func (f File) LastTime() time.Time {
 	return time.Time{}
 }
 
-// lineTime extracts the timestamp the generator wrote at a fixed place.
+// lineTime extracts the time a generator wrote under "timestamp" (Cortex
+// Plane) or "ts" (the other formats), RFC 3339.
 func lineTime(text string) (time.Time, bool) {
-	const key = `"timestamp":"`
-	i := strings.Index(text, key)
-	if i < 0 || len(text) < i+len(key)+len(timestampLayout) {
-		return time.Time{}, false
+	for _, key := range []string{`"timestamp":"`, `"ts":"`} {
+		i := strings.Index(text, key)
+		if i < 0 {
+			continue
+		}
+		v, _, ok := strings.Cut(text[i+len(key):], `"`)
+		if t, err := time.Parse(time.RFC3339Nano, v); ok && err == nil {
+			return t, true
+		}
 	}
-	t, err := time.Parse(timestampLayout, text[i+len(key):i+len(key)+len(timestampLayout)])
-	return t, err == nil
+	return time.Time{}, false
 }
 
 // WriteTo writes every file under root with mode 0644 (directories 0755)

@@ -1,0 +1,102 @@
+package orbitmesh
+
+import (
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/journalship/journalship/internal/sample"
+)
+
+// Limits enforced by [Config.Validate].
+const (
+	// MinFaultSessions is the fewest sessions that hold every fault
+	// scenario (sessions 0 to 4, see the package documentation).
+	MinFaultSessions = 5
+	// MaxSessions bounds the corpus size.
+	MaxSessions = 10000
+	// maxModelLen bounds a model identifier's length in bytes.
+	maxModelLen = 200
+)
+
+// DefaultModels are the models used when none are configured; the first
+// is the one of the OrbitMesh plan's example snapshot.
+var DefaultModels = []string{
+	"gpt-5.3-codex",
+	"claude-sonnet-4-5-20250929",
+	"gemini-2.5-pro",
+}
+
+// Config controls what [Generate] produces. The same Config always yields
+// the same bytes.
+type Config struct {
+	Seed     int64     // seeds every random choice
+	Sessions int       // number of sessions; at least MinFaultSessions when Faults
+	Start    time.Time // time of the first record (kept to the millisecond, UTC)
+	Models   []string  // model identifiers; session i uses Models[i%len]
+	Faults   bool      // include the fault scenarios (see the package doc)
+}
+
+// DefaultConfig returns 6 sessions with faults, the default models, seed 1
+// and a start two hours before now, truncated to the second.
+func DefaultConfig() Config {
+	return Config{
+		Seed:     1,
+		Sessions: 6,
+		Start:    time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second),
+		Models:   append([]string(nil), DefaultModels...),
+		Faults:   true,
+	}
+}
+
+// FixtureConfig is the configuration of the golden corpus kept under
+// testdata/: Generate(FixtureConfig()) reproduces it byte for byte.
+func FixtureConfig() Config {
+	return Config{
+		Seed:     1,
+		Sessions: 7,
+		Start:    time.Date(2026, 2, 23, 14, 30, 22, 0, time.UTC),
+		Models:   append([]string(nil), DefaultModels...),
+		Faults:   true,
+	}
+}
+
+// Validate reports the first invalid field as a *sample.ConfigError.
+func (c Config) Validate() error {
+	minSessions := 1
+	if c.Faults {
+		minSessions = MinFaultSessions
+	}
+	if c.Sessions < minSessions || c.Sessions > MaxSessions {
+		return &sample.ConfigError{Field: "Sessions", Reason: fmt.Sprintf("%d is outside [%d, %d]", c.Sessions, minSessions, MaxSessions)}
+	}
+	if c.Start.IsZero() {
+		return &sample.ConfigError{Field: "Start", Reason: "is zero"}
+	}
+	if y := c.Start.UTC().Year(); y < 1970 || y > 9000 {
+		return &sample.ConfigError{Field: "Start", Reason: fmt.Sprintf("year %d is outside [1970, 9000]", y)}
+	}
+	return validateModels(c.Models)
+}
+
+func validateModels(models []string) error {
+	if len(models) == 0 {
+		return &sample.ConfigError{Field: "Models", Reason: "is empty"}
+	}
+	seen := make(map[string]bool, len(models))
+	for i, m := range models {
+		field := fmt.Sprintf("Models[%d]", i)
+		switch {
+		case m == "":
+			return &sample.ConfigError{Field: field, Reason: "is empty"}
+		case len(m) > maxModelLen:
+			return &sample.ConfigError{Field: field, Reason: fmt.Sprintf("is longer than %d bytes", maxModelLen)}
+		case !utf8.ValidString(m):
+			return &sample.ConfigError{Field: field, Reason: "is not valid UTF-8"}
+		case seen[m]:
+			return &sample.ConfigError{Field: field, Reason: fmt.Sprintf("duplicates %q", m)}
+		}
+		seen[m] = true
+	}
+	return nil
+}

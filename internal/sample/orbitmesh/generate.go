@@ -1,0 +1,44 @@
+package orbitmesh
+
+import (
+	"time"
+
+	"github.com/journalship/journalship/internal/sample"
+)
+
+// Generate builds the corpus described by cfg: one file per session, in
+// session order, and the side files beside them. It returns a
+// *sample.ConfigError when cfg is invalid.
+func Generate(cfg Config) (*sample.Corpus, error) {
+	c, _, err := generate(cfg)
+	return c, err
+}
+
+// generate also returns, by file and line, the run_id each line ships
+// with: sample.Line has no field for it.
+func generate(cfg Config) (*sample.Corpus, [][]string, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	start := cfg.Start.UTC().Truncate(time.Millisecond)
+	spacing := min(3*time.Minute, 20*time.Minute/time.Duration(cfg.Sessions))
+	c := &sample.Corpus{}
+	var runIDs [][]string
+	for i := range cfg.Sessions {
+		x := newRNG(cfg.Seed, uint64(i)+1)
+		at := start.Add(time.Duration(i) * spacing)
+		if i > 0 {
+			at = at.Add(x.ms(0, int(spacing/time.Millisecond)/2))
+		}
+		s := newSession(x, "sess_"+x.chars(12, base32Alphabet), cfg.Models[i%len(cfg.Models)], at)
+		s.scenario(i, cfg.Faults)
+		r, err := s.render()
+		if err != nil {
+			return nil, nil, err
+		}
+		c.Files = append(c.Files, r.file)
+		c.Side = append(c.Side, r.side...)
+		runIDs = append(runIDs, r.runIDs)
+	}
+	return c, runIDs, nil
+}
