@@ -41,8 +41,11 @@ func (s *sweep) runTree(name string) bool {
 	if found == "" {
 		return false
 	}
-	p := s.formats.Detect(s.abs(found), nil).Path
-	return p.Group == s.abs(found)
+	// Only a format's own claim counts: a stray file no format claims (the
+	// fallback makes every such file its own group) says nothing of the
+	// layout.
+	d := s.formats.Detect(s.abs(found), nil)
+	return d.How == "path" && d.Path.Group == s.abs(found)
 }
 
 // runs sweeps a file-per-run tree: every journal is judged alone, its

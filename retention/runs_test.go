@@ -73,3 +73,15 @@ func TestRunNotShippedIsKept(t *testing.T) {
 	assert.True(t, exists(p))
 	assert.Equal(t, KeepUnshipped, decision(t, r, p).Reason)
 }
+
+// TestStrayFileKeepsAJobDirectory: a file no format claims, sorting first
+// in a Cortex Plane job directory, does not turn the job into a run tree.
+func TestStrayFileKeepsAJobDirectory(t *testing.T) {
+	e := newEnv(t)
+	end := e.now.Add(-25 * time.Hour)
+	e.write("job1", "aaa-notes.jsonl", `{"note":1}`+"\n", end)
+	p := e.write("job1", "session_20260310T100000Z_p1.jsonl", session(end.Add(-time.Hour), end, "completed"), end)
+	r := e.sweep(nil)
+	assert.False(t, exists(p), "the ended job's session is deleted by the job rule")
+	assert.Equal(t, RuleJobTerminal, decision(t, r, p).Rule)
+}
