@@ -5,7 +5,10 @@
 //   - fluent-bit.conf and its copies (deploy/daemonset, deploy/compose):
 //     every journalship setting shown, only keys Fluent Bit 5.1.1 knows,
 //     values the plugin's own parser accepts, copies equal but for the
-//     listen addresses, Loki_URL and Node_Name.
+//     listen addresses, Loki_URL and Node_Name; every registered format's
+//     default layout (format.Format.Layouts, under its Format_Roots root)
+//     read by exactly one tail input of its own, routed to the journalship
+//     output, its side files (snapshots) by none.
 //   - Dockerfile (BuildKit's parser) and .dockerignore: pinned bases, the
 //     same build as make build, a CMD whose -e loads the plugin where the
 //     image puts it and whose -c runs the copied configuration, nothing the
@@ -13,7 +16,8 @@
 //   - deploy/daemonset (kustomize's krusty and Kubernetes' strict decoder):
 //     every manifest listed, every field known, every cross reference
 //     (volumes, ports, probes, ConfigMap keys, Service selector, metrics
-//     addresses, retention flags) consistent, least privilege.
+//     addresses, retention flags) consistent, least privilege; every
+//     format's journals mounted at the node's own path, read-only.
 //   - docker-compose.yml (compose-spec's loader), deploy/compose/loki.yaml
 //     (Loki's -verify-config) and prometheus.yml.
 package deploy

@@ -127,6 +127,43 @@ func (c flbConf) only(t *testing.T, name, plugin string) flbSection {
 	return found[0]
 }
 
+// all returns every section named name whose Name entry is plugin.
+func (c flbConf) all(name, plugin string) []flbSection {
+	var found []flbSection
+	for _, s := range c.Sections {
+		if n, _ := s.get("Name"); s.Name == name && strings.EqualFold(n, plugin) {
+			found = append(found, s)
+		}
+	}
+	return found
+}
+
+// tailTag is the tag tail gives the records of file: the input's Tag with
+// its `*` replaced by the path, slashes turned into dots (the leading one
+// dropped), as Fluent Bit's tail does.
+func tailTag(in flbSection, file string) string {
+	tag, ok := in.get("Tag")
+	if !ok {
+		tag, _ = in.get("Name")
+	}
+	return strings.Replace(tag, "*", strings.ReplaceAll(strings.TrimPrefix(file, "/"), "/", "."), 1)
+}
+
+// routes tells whether the output takes records tagged tag: its
+// Match_Regex, else its Match, where `*` stands for any run of characters.
+func routes(out flbSection, tag string) bool {
+	if re, ok := out.get("Match_Regex"); ok {
+		r, err := regexp.Compile(re)
+		return err == nil && r.MatchString(tag)
+	}
+	m, ok := out.get("Match")
+	if !ok {
+		return false
+	}
+	r := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(m), `\*`, ".*") + "$")
+	return r.MatchString(tag)
+}
+
 // The three configurations: the repository's, the cluster's, compose's.
 var flbConfPaths = []string{"fluent-bit.conf", "deploy/daemonset/fluent-bit.conf", "deploy/compose/fluent-bit.conf"}
 
@@ -218,13 +255,18 @@ func TestFluentBitConfKeysAreKnown(t *testing.T) {
 	assert.ErrorContains(t, err, "inline comment")
 }
 
+// tailDifferences are the keys in which the tail inputs differ from one
+// another: each tails its own journals into its own offset database.
+var tailDifferences = map[string]bool{"tag": true, "path": true, "db": true}
+
 // TestFluentBitConfShowsEverySetting: delivery settings, the HTTP server,
-// tail's keys matching the plugin's, and every journalship setting shown.
+// every tail input's keys matching the plugin's and routed to it, and
+// every journalship setting shown.
 func TestFluentBitConfShowsEverySetting(t *testing.T) {
 	for _, p := range flbConfPaths {
 		t.Run(p, func(t *testing.T) {
 			c := loadFLB(t, p)
-			svc, in, out := c.only(t, "SERVICE", ""), c.only(t, "INPUT", "tail"), c.only(t, "OUTPUT", "journalship")
+			svc, out := c.only(t, "SERVICE", ""), c.only(t, "OUTPUT", "journalship")
 			for _, s := range output.Settings {
 				_, ok := out.shown(s.Name)
 				assert.True(t, ok, "%s: setting %s is not shown", p, s.Name)
@@ -233,22 +275,44 @@ func TestFluentBitConfShowsEverySetting(t *testing.T) {
 			_, active := out.get(priceFile)
 			assert.True(t, ok && !active && price != "", "%s: Price_File is shown commented out", p)
 			expect(t, svc, map[string]string{"HTTP_Server": "On", "HTTP_Port": "2020", "Health_Check": "On", "storage.sync": "full"})
-			expect(t, in, map[string]string{"Path": "/data/sessions/*/*.jsonl", "storage.type": "filesystem",
-				"Skip_Long_Lines": "Off", "storage.pause_on_chunks_overlimit": "on", "Read_from_Head": "On"})
 			expect(t, out, map[string]string{"Retry_Limit": "no_limits"})
-			for _, k := range []string{"storage.path", "DB", "Buffer_Max_Size", "Refresh_Interval", "Rotate_Wait", "Workers", "storage.total_limit_size", "Grace"} {
+			for _, k := range []string{"storage.path", "Workers", "storage.total_limit_size", "Grace"} {
 				_, inSvc := svc.get(k)
-				_, inIn := in.get(k)
 				_, inOut := out.get(k)
-				assert.True(t, inSvc || inIn || inOut, "%s: %s is not set", p, k)
+				assert.True(t, inSvc || inOut, "%s: %s is not set", p, k)
 			}
-			for tailKey, pluginKey := range map[string]string{"Key": "Log_Key", "Path_Key": "Path_Key", "Offset_Key": "Offset_Key"} {
-				tv, _ := in.get(tailKey)
-				assert.Equal(t, tv, setting(out, pluginKey), "%s: tail's %s is the plugin's %s", p, tailKey, pluginKey)
+			ins := c.all("INPUT", "tail")
+			require.NotEmpty(t, ins, p)
+			dbs := map[string]int{}
+			for _, in := range ins {
+				expect(t, in, map[string]string{"storage.type": "filesystem", "Skip_Long_Lines": "Off",
+					"storage.pause_on_chunks_overlimit": "on", "Read_from_Head": "On", "DB.sync": "full"})
+				for _, k := range []string{"Tag", "Path", "DB", "Buffer_Max_Size", "Refresh_Interval", "Rotate_Wait"} {
+					_, ok := in.get(k)
+					assert.True(t, ok, "%s:%d: %s is not set", p, in.Entries[0].Line, k)
+				}
+				for tailKey, pluginKey := range map[string]string{"Key": "Log_Key", "Path_Key": "Path_Key", "Offset_Key": "Offset_Key"} {
+					tv, _ := in.get(tailKey)
+					assert.Equal(t, tv, setting(out, pluginKey), "%s: tail's %s is the plugin's %s", p, tailKey, pluginKey)
+				}
+				tag := tailTag(in, "/data/x/session.jsonl")
+				assert.True(t, routes(out, tag), "%s: the output matches the input's tag %s", p, tag)
+				db, _ := in.get("DB")
+				dbs[filepath.Clean(db)]++
+				// The inputs differ only in what they tail and where they
+				// keep their offsets (the comments say so).
+				for _, e := range append(slices.Clone(in.Entries), ins[0].Entries...) {
+					if e.Commented || tailDifferences[strings.ToLower(e.Key)] {
+						continue
+					}
+					a, _ := in.get(e.Key)
+					b, _ := ins[0].get(e.Key)
+					assert.Equal(t, b, a, "%s:%d: %s differs from the first tail input's", p, e.Line, e.Key)
+				}
 			}
-			tag, _ := in.get("Tag")
-			match, _ := out.get("Match")
-			assert.Equal(t, strings.TrimSuffix(tag, "*"), strings.TrimSuffix(match, "*"), "the output matches the input's tag")
+			for db, n := range dbs {
+				assert.Equal(t, 1, n, "%s: DB %s is shared: at start a tail input deletes the offsets of the files it does not tail", p, db)
+			}
 			w, err := strconv.Atoi(setting(out, "Workers"))
 			assert.True(t, err == nil && w >= 1, "Workers")
 		})
@@ -357,6 +421,10 @@ func TestConfigCopies(t *testing.T) {
 		assert.False(t, ok, "%s: the plugin is loaded with -e; a plugins file naming the image's path breaks `fluent-bit -e bin/out_journalship.so -c fluent-bit.conf` from a clone", p)
 	}
 	c := loadFLB(t, "fluent-bit.conf")
-	c.Sections[2].Entries[0].Value = "elsewhere"
+	i := slices.IndexFunc(c.Sections, func(s flbSection) bool { return s.Name == "OUTPUT" })
+	require.GreaterOrEqual(t, i, 0)
+	j := slices.IndexFunc(c.Sections[i].Entries, func(e flbEntry) bool { return !e.Commented && e.Key == "Loki_URL" })
+	require.GreaterOrEqual(t, j, 0)
+	c.Sections[i].Entries[j].Value = "http://elsewhere:3100"
 	assert.NotEmpty(t, activeDiff(t, base, c), "a changed value is seen")
 }

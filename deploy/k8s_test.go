@@ -269,7 +269,7 @@ func TestDaemonSetVolumes(t *testing.T) {
 		assert.True(t, used[v.Name], "volume %s is mounted", v.Name)
 	}
 	conf := clusterConf(t)
-	svc, in, out := conf.only(t, "SERVICE", ""), conf.only(t, "INPUT", "tail"), conf.only(t, "OUTPUT", "journalship")
+	svc, ins, out := conf.only(t, "SERVICE", ""), conf.all("INPUT", "tail"), conf.only(t, "OUTPUT", "journalship")
 	flb := container(t, c.ds, "fluent-bit")
 	plugin, confPath := fluentBitArgs(t, flb.Args)
 	assert.Equal(t, dockerImage(t).plugin, plugin, "-e loads the .so where the image has it")
@@ -285,9 +285,15 @@ func TestDaemonSetVolumes(t *testing.T) {
 	sessions, state := volume(t, c.ds, "sessions").HostPath, volume(t, c.ds, "state").HostPath
 	require.NotNil(t, sessions)
 	require.NotNil(t, state)
-	tailPath, _ := in.get("Path")
-	assert.Equal(t, sessions.Path, strings.TrimSuffix(tailPath, "/*/*.jsonl"))
-	for _, p := range []string{value(svc, "storage.path"), value(in, "DB"), setting(out, "Ledger_Path"), setting(out, "Dead_Letter_Path")} {
+	// The Cortex Plane journals, the ones retention sweeps (--root below);
+	// the other formats' roots: TestDaemonSetMountsEveryJournalRoot.
+	assert.True(t, slices.ContainsFunc(ins, func(in flbSection) bool { return value(in, "Path") == sessions.Path+"/*/*.jsonl" }),
+		"a tail input reads %s/*/*.jsonl", sessions.Path)
+	onState := []string{value(svc, "storage.path"), setting(out, "Ledger_Path"), setting(out, "Dead_Letter_Path")}
+	for _, in := range ins {
+		onState = append(onState, value(in, "DB"))
+	}
+	for _, p := range onState {
 		assert.True(t, strings.HasPrefix(p, state.Path+"/"), "%s is on the state hostPath %s", p, state.Path)
 	}
 	for _, name := range []string{"fluent-bit", "retention"} {

@@ -2,6 +2,7 @@ package flbconf
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -48,15 +49,66 @@ var genericOutputKeys = []string{"name", "match", "match_regex", "alias", "log_l
 // keys neither Fluent Bit nor the plugin knows (with the closest setting),
 // keys set twice, values the plugin refuses (the same parser as at start,
 // so conflicting settings too), and tail inputs routed to it whose records
-// lack the keys the plugin reads (Path_Key, Offset_Key, Key / Log_Key).
+// lack the keys the plugin reads (Path_Key, Offset_Key, Key / Log_Key);
+// and tail inputs routed to it that share their offset database (DB) with
+// another tail input.
 func Check(f *File) []Finding {
 	var out []Finding
+	var outputs []Section
 	for _, s := range f.Sections {
 		if s.Kind == "OUTPUT" && s.Plugin() == output.PluginName {
 			out = append(out, checkOutput(f, s)...)
+			outputs = append(outputs, s)
 		}
 	}
-	return out
+	return append(out, checkSharedDB(f, outputs)...)
+}
+
+// checkSharedDB reports a tail input whose DB is another tail input's when
+// either is routed to a journalship output. At start each tail input
+// deletes from its database the offsets of every file it does not tail
+// itself (Fluent Bit's stale-file cleanup), so with a shared database the
+// other input forgets how far it read and, with Read_from_Head, reads
+// every journal again from its first line.
+func checkSharedDB(f *File, outputs []Section) []Finding {
+	var found []Finding
+	first := map[string]Section{} // cleaned DB path -> the first tail input using it
+	for _, in := range f.Sections {
+		if in.Kind != "INPUT" || in.Plugin() != "tail" {
+			continue
+		}
+		db, _ := in.Get("DB")
+		if db = strings.TrimSpace(db); db == "" {
+			continue
+		}
+		key := filepath.Clean(db)
+		prev, shared := first[key]
+		if !shared {
+			first[key] = in
+			continue
+		}
+		if !routedToAny(in, outputs) && !routedToAny(prev, outputs) {
+			continue
+		}
+		found = append(found, Finding{Path: f.Path, Line: dbLine(in), Section: "INPUT tail", Key: "DB", Severity: Error,
+			Msg: fmt.Sprintf("%s is also the DB of the tail input on line %d: at start each tail input deletes the offsets of the files it does not tail from its DB, so the other one reads its files again from the start; give each tail input its own DB", db, prev.Line)})
+	}
+	return found
+}
+
+func routedToAny(in Section, outputs []Section) bool {
+	return slices.ContainsFunc(outputs, func(out Section) bool { return routes(in, out) })
+}
+
+// dbLine is the line of the section's DB entry (the section's own line
+// when it has none).
+func dbLine(s Section) int {
+	for _, e := range s.Entries {
+		if strings.EqualFold(e.Key, "DB") {
+			return e.Line
+		}
+	}
+	return s.Line
 }
 
 func checkOutput(f *File, s Section) []Finding {

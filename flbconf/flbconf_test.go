@@ -49,6 +49,16 @@ func TestMistakesAreFound(t *testing.T) {
 	}, got)
 }
 
+// TestSharedDBIsFound: a tail input routed to journalship whose DB is
+// another tail input's (spelt differently) is an error; inputs that do
+// not reach journalship are not the check's business.
+func TestSharedDBIsFound(t *testing.T) {
+	got := checkFile(t, "testdata/shared-db.conf")
+	assert.Equal(t, []string{
+		"15: error: [INPUT tail] DB: /var/lib/journalship/./tail.db is also the DB of the tail input on line 1: at start each tail input deletes the offsets of the files it does not tail from its DB, so the other one reads its files again from the start; give each tail input its own DB",
+	}, got)
+}
+
 func TestYAMLMistakesAreFound(t *testing.T) {
 	got := checkFile(t, "testdata/bad.yaml")
 	assert.Equal(t, []string{
