@@ -12,8 +12,9 @@ const (
 	MinFaultJobs = 4
 	// MaxJobs bounds the corpus size.
 	MaxJobs = 10000
-	// maxModelLen bounds a model identifier's length in bytes.
-	maxModelLen = 200
+	// MaxModelLen bounds a model identifier's length in bytes (every
+	// generator's).
+	MaxModelLen = 200
 )
 
 // DefaultModels are the models used when none are configured.
@@ -63,16 +64,23 @@ func (c Config) Validate() error {
 	if c.Faults {
 		minJobs = MinFaultJobs
 	}
-	if c.Jobs < minJobs || c.Jobs > MaxJobs {
-		return &ConfigError{Field: "Jobs", Reason: fmt.Sprintf("%d is outside [%d, %d]", c.Jobs, minJobs, MaxJobs)}
+	return ValidateShape("Jobs", c.Jobs, minJobs, MaxJobs, c.Start, c.Models)
+}
+
+// ValidateShape checks what every generator's Config holds: a count
+// (named field) within [min, max], a start time in years [1970, 9000] and
+// the model list. It reports the first invalid field as a *ConfigError.
+func ValidateShape(field string, n, min, max int, start time.Time, models []string) error {
+	if n < min || n > max {
+		return &ConfigError{Field: field, Reason: fmt.Sprintf("%d is outside [%d, %d]", n, min, max)}
 	}
-	if c.Start.IsZero() {
+	if start.IsZero() {
 		return &ConfigError{Field: "Start", Reason: "is zero"}
 	}
-	if y := c.Start.UTC().Year(); y < 1970 || y > 9000 {
+	if y := start.UTC().Year(); y < 1970 || y > 9000 {
 		return &ConfigError{Field: "Start", Reason: fmt.Sprintf("year %d is outside [1970, 9000]", y)}
 	}
-	return validateModels(c.Models)
+	return validateModels(models)
 }
 
 func validateModels(models []string) error {
@@ -84,8 +92,8 @@ func validateModels(models []string) error {
 		switch {
 		case m == "":
 			return &ConfigError{Field: fmt.Sprintf("Models[%d]", i), Reason: "is empty"}
-		case len(m) > maxModelLen:
-			return &ConfigError{Field: fmt.Sprintf("Models[%d]", i), Reason: fmt.Sprintf("is longer than %d bytes", maxModelLen)}
+		case len(m) > MaxModelLen:
+			return &ConfigError{Field: fmt.Sprintf("Models[%d]", i), Reason: fmt.Sprintf("is longer than %d bytes", MaxModelLen)}
 		case !utf8.ValidString(m):
 			return &ConfigError{Field: fmt.Sprintf("Models[%d]", i), Reason: "is not valid UTF-8"}
 		case seen[m]:

@@ -37,7 +37,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no models", func(c *Config) { c.Models = nil }, "Models"},
 		{"empty model", func(c *Config) { c.Models = []string{"a", ""} }, "Models[1]"},
 		{"duplicate model", func(c *Config) { c.Models = []string{"a", "a"} }, "Models[1]"},
-		{"long model", func(c *Config) { c.Models = []string{strings.Repeat("m", maxModelLen+1)} }, "Models[0]"},
+		{"long model", func(c *Config) { c.Models = []string{strings.Repeat("m", MaxModelLen+1)} }, "Models[0]"},
 		{"bad utf8 model", func(c *Config) { c.Models = []string{"\xff"} }, "Models[0]"},
 	}
 	for _, tt := range tests {

@@ -1,9 +1,7 @@
 package codelia
 
 import (
-	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/journalship/journalship/internal/sample"
 )
@@ -15,8 +13,6 @@ const (
 	MinFaultRuns = 6
 	// MaxRuns bounds the corpus size.
 	MaxRuns = 10000
-	// maxModelLen bounds a model identifier's length in bytes.
-	maxModelLen = 200
 )
 
 // DefaultModels are the models used when none are configured: an
@@ -70,36 +66,5 @@ func (c Config) Validate() error {
 	if c.Faults {
 		minRuns = MinFaultRuns
 	}
-	if c.Runs < minRuns || c.Runs > MaxRuns {
-		return &sample.ConfigError{Field: "Runs", Reason: fmt.Sprintf("%d is outside [%d, %d]", c.Runs, minRuns, MaxRuns)}
-	}
-	if c.Start.IsZero() {
-		return &sample.ConfigError{Field: "Start", Reason: "is zero"}
-	}
-	if y := c.Start.UTC().Year(); y < 1970 || y > 9000 {
-		return &sample.ConfigError{Field: "Start", Reason: fmt.Sprintf("year %d is outside [1970, 9000]", y)}
-	}
-	return validateModels(c.Models)
-}
-
-func validateModels(models []string) error {
-	if len(models) == 0 {
-		return &sample.ConfigError{Field: "Models", Reason: "is empty"}
-	}
-	seen := make(map[string]bool, len(models))
-	for i, m := range models {
-		field := fmt.Sprintf("Models[%d]", i)
-		switch {
-		case m == "":
-			return &sample.ConfigError{Field: field, Reason: "is empty"}
-		case len(m) > maxModelLen:
-			return &sample.ConfigError{Field: field, Reason: fmt.Sprintf("is longer than %d bytes", maxModelLen)}
-		case !utf8.ValidString(m):
-			return &sample.ConfigError{Field: field, Reason: "is not valid UTF-8"}
-		case seen[m]:
-			return &sample.ConfigError{Field: field, Reason: fmt.Sprintf("duplicates %q", m)}
-		}
-		seen[m] = true
-	}
-	return nil
+	return sample.ValidateShape("Runs", c.Runs, minRuns, MaxRuns, c.Start, c.Models)
 }

@@ -55,7 +55,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no models", func(c *Config) { c.Models = nil }, "Models"},
 		{"empty model", func(c *Config) { c.Models = []string{"a", ""} }, "Models[1]"},
 		{"duplicate model", func(c *Config) { c.Models = []string{"a", "b", "a"} }, "Models[2]"},
-		{"long model", func(c *Config) { c.Models = []string{strings.Repeat("m", maxModelLen+1)} }, "Models[0]"},
+		{"long model", func(c *Config) { c.Models = []string{strings.Repeat("m", sample.MaxModelLen+1)} }, "Models[0]"},
 		{"bad utf8 model", func(c *Config) { c.Models = []string{"\xff"} }, "Models[0]"},
 	}
 	for _, tt := range tests {
@@ -86,7 +86,7 @@ func TestConfigValidateEdges(t *testing.T) {
 	assert.NoError(t, cfg.Validate(), "exactly the fault runs")
 	cfg.Runs = MaxRuns
 	assert.NoError(t, cfg.Validate())
-	cfg.Runs, cfg.Models = MinFaultRuns, []string{strings.Repeat("m", maxModelLen)}
+	cfg.Runs, cfg.Models = MinFaultRuns, []string{strings.Repeat("m", sample.MaxModelLen)}
 	assert.NoError(t, cfg.Validate(), "a model of the longest length")
 	cfg.Start = time.Date(1970, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 3600))
 	assert.Error(t, cfg.Validate(), "the start's year is read in UTC")

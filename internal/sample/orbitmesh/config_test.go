@@ -46,7 +46,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no models", func(c *Config) { c.Models = nil }, "Models"},
 		{"empty model", func(c *Config) { c.Models = []string{"a", ""} }, "Models[1]"},
 		{"duplicate model", func(c *Config) { c.Models = []string{"a", "b", "a"} }, "Models[2]"},
-		{"long model", func(c *Config) { c.Models = []string{strings.Repeat("m", maxModelLen+1)} }, "Models[0]"},
+		{"long model", func(c *Config) { c.Models = []string{strings.Repeat("m", sample.MaxModelLen+1)} }, "Models[0]"},
 		{"bad utf8 model", func(c *Config) { c.Models = []string{"\xff"} }, "Models[0]"},
 	}
 	for _, tt := range tests {
@@ -76,6 +76,6 @@ func TestConfigValidateEdges(t *testing.T) {
 	assert.NoError(t, cfg.Validate())
 	cfg.Sessions = MaxSessions
 	assert.NoError(t, cfg.Validate())
-	cfg.Models = []string{strings.Repeat("m", maxModelLen)}
+	cfg.Models = []string{strings.Repeat("m", sample.MaxModelLen)}
 	assert.NoError(t, cfg.Validate())
 }
