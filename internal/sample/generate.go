@@ -16,19 +16,19 @@ type gen struct {
 
 func newGen(seed int64, models []string, limit int, start time.Time) *gen {
 	x := newRNG(seed, 0)
-	g := &gen{seed: seed, models: models, limit: limit, rsHash: x.chars(5, k8sAlphabet)}
+	g := &gen{seed: seed, models: models, limit: limit, rsHash: x.Chars(5, k8sAlphabet)}
 	for range 4 {
 		g.pods = append(g.pods, g.newPod(x))
 	}
 	for range 3 {
-		g.agents = append(g.agents, x.uuidV7(start.Add(-time.Duration(x.between(24, 24*60))*time.Hour)))
+		g.agents = append(g.agents, x.uuidV7(start.Add(-time.Duration(x.Between(24, 24*60))*time.Hour)))
 	}
 	return g
 }
 
 // newPod returns a pod name of the agent-worker Deployment.
 func (g *gen) newPod(x *rng) string {
-	return "agent-worker-" + g.rsHash + "-" + x.chars(5, k8sAlphabet)
+	return "agent-worker-" + g.rsHash + "-" + x.Chars(5, k8sAlphabet)
 }
 
 // Generate builds the corpus described by cfg. It returns a *ConfigError
@@ -45,7 +45,7 @@ func Generate(cfg Config) (*Corpus, error) {
 		x := newRNG(cfg.Seed, uint64(i)+1)
 		at := start.Add(time.Duration(i) * spacing)
 		if i > 0 {
-			at = at.Add(time.Duration(x.intn(int(spacing/time.Millisecond)/2+1)) * time.Millisecond)
+			at = at.Add(time.Duration(x.Intn(int(spacing/time.Millisecond)/2+1)) * time.Millisecond)
 		}
 		js := g.newJob(x, i, at)
 		files, err := g.runJob(js, g.scenario(js, i, cfg.Faults))
@@ -61,9 +61,9 @@ func Generate(cfg Config) (*Corpus, error) {
 func (g *gen) newJob(x *rng, i int, at time.Time) *jobState {
 	js := &jobState{x: x, th: newTheme(x), clock: at, messages: 2,
 		model: g.models[i%len(g.models)], agentID: pick(x, g.agents)}
-	js.id = x.uuidV7(at.Add(-time.Duration(x.between(200, 20000)) * time.Millisecond))
-	js.ctx = x.between64(9000, 24000) + x.between64(150, 1500) // system prompt and tool schemas, then the task
-	js.workerID = x.between64(100000, 9000000)
+	js.id = x.uuidV7(at.Add(-time.Duration(x.Between(200, 20000)) * time.Millisecond))
+	js.ctx = x.Between64(9000, 24000) + x.Between64(150, 1500) // system prompt and tool schemas, then the task
+	js.workerID = x.Between64(100000, 9000000)
 	return js
 }
 

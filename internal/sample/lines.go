@@ -37,7 +37,7 @@ func Lines(seed int64, n int) [][]byte {
 				out = append(out, []byte(l.Text))
 			}
 		}
-		at = js.clock.Add(time.Duration(x.between(1, 90)) * time.Second)
+		at = js.clock.Add(time.Duration(x.Between(1, 90)) * time.Second)
 	}
 	return out
 }
@@ -45,7 +45,7 @@ func Lines(seed int64, n int) [][]byte {
 // cleanPlans cycles through the four ways a clean job ends.
 func (g *gen) cleanPlans(js *jobState, i int) []sessionPlan {
 	x := js.x
-	p := sessionPlan{pod: pick(x, g.pods), steps: g.steps(js, x.between(3, 7))}
+	p := sessionPlan{pod: pick(x, g.pods), steps: g.steps(js, x.Between(3, 7))}
 	switch i % 4 {
 	case 0:
 		p.end = EndCompleted

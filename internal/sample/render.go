@@ -37,7 +37,7 @@ func render(x *rng, m sessionMeta, recs []*rec) (File, error) {
 			continue
 		case r.crash:
 			body := line[:len(line)-1]
-			f.PartialTail = append([]byte(nil), body[:x.between(12, len(body)-1)]...)
+			f.PartialTail = append([]byte(nil), body[:x.Between(12, len(body)-1)]...)
 			data.Write(f.PartialTail)
 			i = len(recs)
 			continue
@@ -87,7 +87,7 @@ func encodeAll(recs []*rec) ([][]byte, error) {
 
 // tornLine is an interleaved write: a prefix of first, then all of second.
 func tornLine(x *rng, first, second []byte) []byte {
-	cut := x.between(10, min(60, len(first)-2))
+	cut := x.Between(10, min(60, len(first)-2))
 	line := append(append([]byte(nil), first[:cut]...), second...)
 	if json.Valid(bytes.TrimSuffix(line, []byte{'\n'})) { // cannot happen: first[:cut] opens an object
 		line = append([]byte(`{"type":"LLM_R`), second...)

@@ -28,17 +28,17 @@ func (g *gen) resumeJob(js *jobState, faults bool) []sessionPlan {
 	var plans []sessionPlan
 	pod := pick(x, g.pods)
 	if faults {
-		crash := sessionPlan{pod: pod, steps: g.steps(js, x.between(3, 4))}
+		crash := sessionPlan{pod: pod, steps: g.steps(js, x.Between(3, 4))}
 		last := &crash.steps[len(crash.steps)-1]
 		last.crash, last.tools = true, max(last.tools, 1)
 		plans = append(plans, crash)
 		pod = g.newPod(x) // the crashed pod was replaced
 	}
-	pause := sessionPlan{pod: pod, pause: time.Duration(x.between(40, 150)) * time.Second,
-		steps: g.steps(js, x.between(2, 4)), end: EndApprovalPause}
+	pause := sessionPlan{pod: pod, pause: time.Duration(x.Between(40, 150)) * time.Second,
+		steps: g.steps(js, x.Between(2, 4)), end: EndApprovalPause}
 	plans = append(plans, g.ending(js, pause))
-	done := sessionPlan{pod: pod, pause: time.Duration(x.between(6*60, 25*60)) * time.Second,
-		steps: g.steps(js, x.between(3, 4)), end: EndCompleted, resumed: true}
+	done := sessionPlan{pod: pod, pause: time.Duration(x.Between(6*60, 25*60)) * time.Second,
+		steps: g.steps(js, x.Between(3, 4)), end: EndCompleted, resumed: true}
 	done.steps[0].firstTool, done.steps[0].tools = approvalTool, max(done.steps[0].tools, 1)
 	done.steps[1].firstTool, done.steps[1].tools, done.steps[1].longResult = "read_file", max(done.steps[1].tools, 1), true
 	return append(plans, g.ending(js, done))
@@ -48,9 +48,9 @@ func (g *gen) resumeJob(js *jobState, faults bool) []sessionPlan {
 // LLM_RESPONSE whose finish_reason is outside the enum; completes.
 func (g *gen) gapJob(js *jobState, faults bool) sessionPlan {
 	x := js.x
-	p := sessionPlan{pod: pick(x, g.pods), steps: g.steps(js, x.between(5, 6)), end: EndCompleted}
+	p := sessionPlan{pod: pick(x, g.pods), steps: g.steps(js, x.Between(5, 6)), end: EndCompleted}
 	if faults {
-		p.steps[2].tools, p.steps[2].dropPair = x.between(2, 3), true
+		p.steps[2].tools, p.steps[2].dropPair = x.Between(2, 3), true
 		p.steps[3].tools, p.steps[3].badFinish = 0, true
 	}
 	return g.ending(js, p)
@@ -60,7 +60,7 @@ func (g *gen) gapJob(js *jobState, faults bool) sessionPlan {
 // MEMORY_COMPACTED event; fails.
 func (g *gen) tornJob(js *jobState, faults bool) sessionPlan {
 	x := js.x
-	p := sessionPlan{pod: pick(x, g.pods), steps: g.steps(js, x.between(4, 6)), end: EndFailed}
+	p := sessionPlan{pod: pick(x, g.pods), steps: g.steps(js, x.Between(4, 6)), end: EndFailed}
 	if faults {
 		p.steps[1].tools, p.steps[1].tornResp = max(p.steps[1].tools, 1), true
 		p.steps[2].compact = true
@@ -72,7 +72,7 @@ func (g *gen) tornJob(js *jobState, faults bool) sessionPlan {
 // characters and a malformed input_hash; cancelled.
 func (g *gen) regressionJob(js *jobState, faults bool) sessionPlan {
 	x := js.x
-	p := sessionPlan{pod: pick(x, g.pods), steps: g.steps(js, x.between(4, 6)), end: EndCancelled}
+	p := sessionPlan{pod: pick(x, g.pods), steps: g.steps(js, x.Between(4, 6)), end: EndCancelled}
 	if faults {
 		p.steps[1].tools, p.steps[1].staleError = max(p.steps[1].tools, 1), true
 		p.steps[2].tools, p.steps[2].longSummary = max(p.steps[2].tools, 1), true
@@ -86,8 +86,8 @@ func (g *gen) regressionJob(js *jobState, faults bool) sessionPlan {
 func (g *gen) randomJob(js *jobState) []sessionPlan {
 	x := js.x
 	pod := pick(x, g.pods)
-	first := sessionPlan{pod: pod, steps: g.steps(js, x.between(3, 7))}
-	switch x.weighted(60, 15, 10, 15) {
+	first := sessionPlan{pod: pod, steps: g.steps(js, x.Between(3, 7))}
+	switch x.Weighted(60, 15, 10, 15) {
 	case 0:
 		first.end = EndCompleted
 	case 1:
@@ -96,8 +96,8 @@ func (g *gen) randomJob(js *jobState) []sessionPlan {
 		first.end = EndCancelled
 	default:
 		first.end = EndApprovalPause
-		done := sessionPlan{pod: pick(x, g.pods), pause: time.Duration(x.between(3*60, 20*60)) * time.Second,
-			steps: g.steps(js, x.between(2, 4)), end: EndCompleted, resumed: true}
+		done := sessionPlan{pod: pick(x, g.pods), pause: time.Duration(x.Between(3*60, 20*60)) * time.Second,
+			steps: g.steps(js, x.Between(2, 4)), end: EndCompleted, resumed: true}
 		done.steps[0].firstTool, done.steps[0].tools = approvalTool, max(done.steps[0].tools, 1)
 		return []sessionPlan{g.ending(js, first), g.ending(js, done)}
 	}
@@ -110,12 +110,12 @@ func (g *gen) steps(js *jobState, n int) []stepPlan {
 	out := make([]stepPlan, n)
 	for i := range out {
 		s := &out[i]
-		s.tools = x.weighted(10, 45, 30, 15)
+		s.tools = x.Weighted(10, 45, 30, 15)
 		s.model = js.model
-		if len(g.models) > 1 && x.chance(0.12) {
+		if len(g.models) > 1 && x.Chance(0.12) {
 			s.model = pick(x, g.models)
 		}
-		if s.tools == 0 && x.chance(0.25) {
+		if s.tools == 0 && x.Chance(0.25) {
 			s.finish = "max_tokens"
 		}
 	}

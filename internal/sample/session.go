@@ -109,8 +109,8 @@ func (g *gen) buildSession(js *jobState, p sessionPlan, start time.Time) []*rec 
 func (b *sessBuilder) open(p sessionPlan) {
 	js, x := b.js, b.js.x
 	ss := &evSessionStart{BufferSchemaVersion: 1, AgentID: js.agentID, PodName: p.pod}
-	if x.chance(0.9) {
-		js.workerID += int64(x.between(1, 40))
+	if x.Chance(0.9) {
+		js.workerID += int64(x.Between(1, 40))
 		w := fmt.Sprint(js.workerID)
 		ss.WorkerJobID = &w
 	}
@@ -120,11 +120,11 @@ func (b *sessBuilder) open(p sessionPlan) {
 		v := 1
 		cl.SchemaVersion = &v
 	}
-	b.add(TypeCheckpointLoaded, cl, &cl.header, x.between64(4, 60))
+	b.add(TypeCheckpointLoaded, cl, &cl.header, x.Between64(4, 60))
 	if p.resumed {
 		st := &evStateTransition{OldStatus: "WAITING_FOR_APPROVAL", NewStatus: "RUNNING",
 			Reason: "approval granted by " + pick(x, approvers)}
-		b.add(TypeStateTransition, st, &st.header, x.between64(2, 20))
+		b.add(TypeStateTransition, st, &st.header, x.Between64(2, 20))
 	}
 }
 
@@ -145,12 +145,12 @@ func (b *sessBuilder) close(reason string) {
 		b.transition("RUNNING", "CANCELLED", "cancelled by operator via dashboard")
 	}
 	se := &evSessionEnd{Reason: reason, TotalEvents: len(b.recs) + 1, FinalStepIndex: b.lastStep}
-	b.add(TypeSessionEnd, se, &se.header, x.between64(1, 8))
+	b.add(TypeSessionEnd, se, &se.header, x.Between64(1, 8))
 }
 
 func (b *sessBuilder) transition(from, to, why string) {
 	st := &evStateTransition{OldStatus: from, NewStatus: to, Reason: why}
-	b.add(TypeStateTransition, st, &st.header, b.js.x.between64(1, 15))
+	b.add(TypeStateTransition, st, &st.header, b.js.x.Between64(1, 15))
 }
 
 // approval appends APPROVAL_REQUESTED for the pending tool call.
@@ -163,8 +163,8 @@ func (b *sessBuilder) approval() {
 		Action:            approvalTool + " " + js.pending,
 		TokenHash:         sha256Hex("approval-token", id, js.id),
 		Routing: approvalRouting{Channel: "slack", Target: "#" + js.th.service + "-approvals",
-			Approvers: approvers[:x.between(1, len(approvers))]},
+			Approvers: approvers[:x.Between(1, len(approvers))]},
 		ExpiresAt: b.t.Add(24 * time.Hour).UTC().Format(timestampLayout),
 	}
-	b.add(TypeApprovalRequested, ar, &ar.header, x.between64(3, 30))
+	b.add(TypeApprovalRequested, ar, &ar.header, x.Between64(3, 30))
 }

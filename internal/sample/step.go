@@ -20,7 +20,7 @@ func (b *sessBuilder) step(sp stepPlan) bool {
 	b.lastStep = idx
 	req := &evLLMRequest{Model: sp.model, StepIndex: idx, MessageCount: js.messages, MaxTokens: maxTokensParam,
 		PromptHash: sha256Hex(js.id, b.sid, fmt.Sprint(idx), sp.model, fmt.Sprint(js.ctx))}
-	b.add(TypeLLMRequest, req, &req.header, x.between64(2, 15)).model = sp.model
+	b.add(TypeLLMRequest, req, &req.header, x.Between64(2, 15)).model = sp.model
 
 	calls := b.calls(sp)
 	b.response(sp, idx, len(calls))
@@ -48,17 +48,17 @@ func (b *sessBuilder) step(sp stepPlan) bool {
 // response appends LLM_RESPONSE with realistic token counts and latency.
 func (b *sessBuilder) response(sp stepPlan, idx, tools int) {
 	js, x := b.js, b.js.x
-	finish, comp := "end_turn", x.between64(150, 2500)
+	finish, comp := "end_turn", x.Between64(150, 2500)
 	switch {
 	case sp.badFinish:
-		finish, comp = "content_filter", x.between64(5, 60)
+		finish, comp = "content_filter", x.Between64(5, 60)
 	case tools > 0:
-		finish, comp = "tool_use", x.between64(60, 600)+int64(80*(tools-1))
+		finish, comp = "tool_use", x.Between64(60, 600)+int64(80*(tools-1))
 	case sp.finish == "max_tokens":
 		finish, comp = "max_tokens", maxTokensParam
 	}
-	prompt := js.ctx + x.between64(20, 400)
-	dur := 300 + comp*x.between64(8, 25) + prompt/1000*x.between64(10, 40)
+	prompt := js.ctx + x.Between64(20, 400)
+	dur := 300 + comp*x.Between64(8, 25) + prompt/1000*x.Between64(10, 40)
 	resp := &evLLMResponse{StepIndex: idx, PromptTokens: prompt, CompletionTokens: comp,
 		FinishReason: finish, ToolUseCount: tools, DurationMs: dur}
 	r := b.add(TypeLLMResponse, resp, &resp.header, dur)
@@ -77,7 +77,7 @@ func (b *sessBuilder) calls(sp stepPlan) []toolCall {
 		}
 		fail := sp.failLast && i == sp.tools-1
 		if !fail && !sp.crash && def.name != approvalTool {
-			fail = x.chance(0.06)
+			fail = x.Chance(0.06)
 		}
 		target := 0
 		if i == 0 && sp.longResult {
@@ -97,7 +97,7 @@ func (b *sessBuilder) calls(sp stepPlan) []toolCall {
 
 // longWriteInput returns a write_file input well over maxInputSummary.
 func longWriteInput(th theme, x *rng) string {
-	content := fill(x.between(1300, 2600), 1<<20, func() string { return th.codeLine(x) })
+	content := fill(x.Between(1300, 2600), 1<<20, func() string { return th.codeLine(x) })
 	return objJSON(kv{"path", th.path(x, false)}, kv{"content", content})
 }
 
@@ -116,7 +116,7 @@ func (b *sessBuilder) tool(sp stepPlan, i int, c toolCall) bool {
 	}
 	inv := x.uuidV7(b.t)
 	st := &evToolStart{InvocationID: inv, ToolName: c.name, InputHash: hash, InputSummary: summary, IsSideEffect: c.sideEffect}
-	r := b.add(TypeToolStart, st, &st.header, x.between64(1, 6))
+	r := b.add(TypeToolStart, st, &st.header, x.Between64(1, 6))
 	r.invalid = first && (sp.badHash || utf8.RuneCountInString(summary) > maxInputSummary)
 	r.drop = first && sp.dropPair
 
@@ -140,7 +140,7 @@ func (b *sessBuilder) staleError(inv string) {
 	x := b.js.x
 	e := &evError{StepIndex: b.lastStep, ErrorCode: "TOOL_WATCHDOG_LATE",
 		Message: fmt.Sprintf("watchdog fired after invocation %s had completed; soft timeout %dms", inv, 30000)}
-	b.add(TypeError, e, &e.header, x.between64(1, 40)).stale = 3
+	b.add(TypeError, e, &e.header, x.Between64(1, 40)).stale = 3
 }
 
 // fatal appends the ERROR that fails the session.
@@ -152,10 +152,10 @@ func (b *sessBuilder) fatal(idx int, c toolCall) {
 	}
 	stack := fmt.Sprintf("Error: tool %s failed after 3 attempts\n    at ToolExecutor.run (/app/dist/agent/tools/executor.js:%d:19)\n"+
 		"    at async StepRunner.executeTools (/app/dist/agent/step-runner.js:%d:7)\n    at async runAgent (/app/dist/worker/tasks/run-agent.js:%d:5)",
-		c.name, x.between(40, 400), x.between(40, 400), x.between(40, 200))
+		c.name, x.Between(40, 400), x.Between(40, 400), x.Between(40, 200))
 	e := &evError{StepIndex: idx, ErrorCode: code, StackTrace: &stack,
 		Message: fmt.Sprintf("step %d failed: tool %s returned a non-retryable error", idx, c.name)}
-	b.add(TypeError, e, &e.header, x.between64(1, 20))
+	b.add(TypeError, e, &e.header, x.Between64(1, 20))
 }
 
 // checkpoint appends CHECKPOINT_WRITTEN and moves the job's checkpoint; a
@@ -164,19 +164,19 @@ func (b *sessBuilder) checkpoint(idx int, added int64, msgs int, compact bool) {
 	js, x := b.js, b.js.x
 	js.ctx += added
 	js.messages += msgs
-	b.t = b.t.Add(millis(x.between64(2, 30))) // flush + PostgreSQL UPDATE
+	b.t = b.t.Add(millis(x.Between64(2, 30))) // flush + PostgreSQL UPDATE
 	id := x.uuidV7(b.t)
-	ck := &evCheckpointWritten{CheckpointID: id, StepIndex: idx, CheckpointSizeBytes: 2048 + js.ctx*3 + x.between64(0, 900)}
+	ck := &evCheckpointWritten{CheckpointID: id, StepIndex: idx, CheckpointSizeBytes: 2048 + js.ctx*3 + x.Between64(0, 900)}
 	b.add(TypeCheckpointWritten, ck, &ck.header, 1)
 	step := idx
 	js.ckptID, js.ckptStep = &id, &step
 	js.step = idx + 1
 	if compact {
 		before := js.ctx
-		js.ctx = before * int64(x.between(25, 40)) / 100
+		js.ctx = before * int64(x.Between(25, 40)) / 100
 		js.messages = 3
 		mc := &evMemoryCompacted{StepIndex: idx, TokensBefore: before, TokensAfter: js.ctx, Strategy: "summarize_oldest_turns"}
-		b.add(TypeMemoryCompacted, mc, &mc.header, x.between64(800, 4000)).unknown = true
+		b.add(TypeMemoryCompacted, mc, &mc.header, x.Between64(800, 4000)).unknown = true
 	}
 }
 

@@ -48,12 +48,12 @@ func newTheme(x *rng) theme {
 // {d} (a duration in seconds) {svc}.
 func (th theme) words(x *rng, tpl string) string {
 	v, n := pick(x, verbs), pick(x, nouns)
-	if x.chance(0.5) {
+	if x.Chance(0.5) {
 		n = th.noun
 	}
 	r := strings.NewReplacer(
 		"{verb}", v, "{Verb}", title(v), "{noun}", n, "{Noun}", title(n),
-		"{n}", fmt.Sprint(x.between(2, 980)), "{d}", fmt.Sprintf("%d.%03d", x.intn(4), x.intn(1000)),
+		"{n}", fmt.Sprint(x.Between(2, 980)), "{d}", fmt.Sprintf("%d.%03d", x.Intn(4), x.Intn(1000)),
 		"{svc}", th.service, "{org}", th.org, "{ns}", th.namespace,
 	)
 	return r.Replace(tpl)
@@ -69,7 +69,7 @@ func title(s string) string {
 // path returns a plausible source path in the theme's language.
 func (th theme) path(x *rng, test bool) string {
 	name := pick(x, nouns)
-	if x.chance(0.5) {
+	if x.Chance(0.5) {
 		name = th.noun
 	}
 	dir := pick(x, dirsByLang[th.lang])

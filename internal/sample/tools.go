@@ -61,28 +61,28 @@ func randomTool(x *rng) toolDef {
 	for i, t := range catalog {
 		w[i] = t.weight
 	}
-	return catalog[x.weighted(w...)]
+	return catalog[x.Weighted(w...)]
 }
 
 // resultTarget draws a result_summary length: mostly short, sometimes long
 // enough to be truncated at the limit.
 func resultTarget(x *rng) int {
-	switch x.weighted(65, 25, 7, 3) {
+	switch x.Weighted(65, 25, 7, 3) {
 	case 0:
-		return x.between(40, 300)
+		return x.Between(40, 300)
 	case 1:
-		return x.between(300, 1200)
+		return x.Between(300, 1200)
 	case 2:
-		return x.between(1400, 3000)
+		return x.Between(1400, 3000)
 	}
-	return x.between(3000, 9000)
+	return x.Between(3000, 9000)
 }
 
 // makeCall generates one invocation of def. fail makes it unsuccessful;
 // target > 0 forces the result length.
 func makeCall(def toolDef, th theme, x *rng, fail bool, target, limit int) toolCall {
 	c := toolCall{name: def.name, sideEffect: def.sideEffect, input: def.input(th, x)}
-	c.durMs = x.between64(def.dur[0], def.dur[1])
+	c.durMs = x.Between64(def.dur[0], def.dur[1])
 	if fail {
 		code, msg := def.failure(th, x, limit)
 		c.errCode, c.result = &code, msg
@@ -96,7 +96,7 @@ func makeCall(def toolDef, th theme, x *rng, fail bool, target, limit int) toolC
 }
 
 func inReadFile(th theme, x *rng) string {
-	return objJSON(kv{"path", th.path(x, x.chance(0.2))}, kv{"offset", 0}, kv{"limit", pick(x, []int{200, 400, 2000})})
+	return objJSON(kv{"path", th.path(x, x.Chance(0.2))}, kv{"offset", 0}, kv{"limit", pick(x, []int{200, 400, 2000})})
 }
 
 func inSearch(th theme, x *rng) string {
@@ -114,12 +114,12 @@ func inBash(th theme, x *rng) string {
 }
 
 func inRunTests(th theme, x *rng) string {
-	return objJSON(kv{"target", th.path(x, true)}, kv{"verbose", x.chance(0.3)})
+	return objJSON(kv{"target", th.path(x, true)}, kv{"verbose", x.Chance(0.3)})
 }
 
 func inWriteFile(th theme, x *rng) string {
-	content := fill(x.between(100, 1400), 1<<20, func() string { return th.codeLine(x) })
-	return objJSON(kv{"path", th.path(x, x.chance(0.3))}, kv{"content", content})
+	content := fill(x.Between(100, 1400), 1<<20, func() string { return th.codeLine(x) })
+	return objJSON(kv{"path", th.path(x, x.Chance(0.3))}, kv{"content", content})
 }
 
 func inHTTPGet(th theme, x *rng) string {
@@ -151,7 +151,7 @@ func inSlack(th theme, x *rng) string {
 }
 
 func inDeploy(th theme, x *rng) string {
-	return objJSON(kv{"service", th.service}, kv{"version", fmt.Sprintf("v2.%d.%d", x.between(3, 40), x.between(0, 12))},
+	return objJSON(kv{"service", th.service}, kv{"version", fmt.Sprintf("v2.%d.%d", x.Between(3, 40), x.Between(0, 12))},
 		kv{"environment", "production"}, kv{"strategy", "canary"})
 }
 
@@ -161,7 +161,7 @@ func outCode(th theme, x *rng, target, limit int) string {
 
 func outSearch(th theme, x *rng, target, limit int) string {
 	return fill(target, limit, func() string {
-		return fmt.Sprintf("%s:%d:%s", th.path(x, false), x.between(3, 900), strings.TrimSpace(th.codeLine(x)))
+		return fmt.Sprintf("%s:%d:%s", th.path(x, false), x.Between(3, 900), strings.TrimSpace(th.codeLine(x)))
 	})
 }
 
@@ -170,13 +170,13 @@ func outTests(th theme, x *rng, target, limit int) string {
 }
 
 func outWrote(th theme, x *rng, _, limit int) string {
-	return truncRunes(fmt.Sprintf("Wrote %d bytes to %s", x.between(120, 9000), th.path(x, false)), limit, "…")
+	return truncRunes(fmt.Sprintf("Wrote %d bytes to %s", x.Between(120, 9000), th.path(x, false)), limit, "…")
 }
 
 func outHTTP(th theme, x *rng, target, limit int) string {
-	head := fmt.Sprintf("HTTP/1.1 200 OK\ncontent-type: application/json; charset=utf-8\nx-request-id: %s\n\n", x.chars(16, "0123456789abcdef"))
+	head := fmt.Sprintf("HTTP/1.1 200 OK\ncontent-type: application/json; charset=utf-8\nx-request-id: %s\n\n", x.Chars(16, "0123456789abcdef"))
 	return head + fill(max(target-len(head), 1), limit-len(head), func() string {
-		return objJSON(kv{"id", th.words(x, "{noun}_{n}")}, kv{"amount", x.between(1, 99999)}, kv{"currency", pick(x, []string{"EUR", "USD", "GBP"})},
+		return objJSON(kv{"id", th.words(x, "{noun}_{n}")}, kv{"amount", x.Between(1, 99999)}, kv{"currency", pick(x, []string{"EUR", "USD", "GBP"})},
 			kv{"status", pick(x, []string{"settled", "pending", "reversed"})}, kv{"note", th.words(x, "<auto> {verb}d by {svc} & reconciled")})
 	})
 }
@@ -198,27 +198,27 @@ func outKubectl(th theme, x *rng, target, limit int) string {
 			return h
 		}
 		status := pick(x, []string{"Running", "Running", "Running", "CrashLoopBackOff", "OOMKilled"})
-		return fmt.Sprintf("%-37s %d/1     %-18s %-15d %dh%dm", th.service+"-"+x.chars(9, k8sAlphabet)+"-"+x.chars(5, k8sAlphabet),
-			x.between(0, 1), status, x.between(0, 14), x.between(0, 30), x.between(0, 59))
+		return fmt.Sprintf("%-37s %d/1     %-18s %-15d %dh%dm", th.service+"-"+x.Chars(9, k8sAlphabet)+"-"+x.Chars(5, k8sAlphabet),
+			x.Between(0, 1), status, x.Between(0, 14), x.Between(0, 30), x.Between(0, 59))
 	})
 }
 
 func outGitCommit(th theme, x *rng, _, limit int) string {
 	return truncRunes(th.words(x, fmt.Sprintf("[agent/{noun}-fix %s] fix({noun}): {verb} {noun} amounts with half-even rounding\n %d files changed, %d insertions(+), %d deletions(-)",
-		x.chars(7, "0123456789abcdef"), x.between(1, 6), x.between(2, 140), x.between(0, 60))), limit, "…")
+		x.Chars(7, "0123456789abcdef"), x.Between(1, 6), x.Between(2, 140), x.Between(0, 60))), limit, "…")
 }
 
 func outPR(th theme, x *rng, _, limit int) string {
-	n := x.between(100, 4000)
+	n := x.Between(100, 4000)
 	return truncRunes(fmt.Sprintf("Created pull request #%d: https://github.com/%s/%s/pull/%d", n, th.org, th.service, n), limit, "…")
 }
 
 func outSlack(th theme, x *rng, _, limit int) string {
-	return truncRunes(fmt.Sprintf("{\"ok\":true,\"channel\":\"C0%s\",\"ts\":\"17%d.%06d\"}", x.chars(8, "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789"), x.between(10000000, 99999999), x.intn(1000000)), limit, "…")
+	return truncRunes(fmt.Sprintf("{\"ok\":true,\"channel\":\"C0%s\",\"ts\":\"17%d.%06d\"}", x.Chars(8, "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789"), x.Between(10000000, 99999999), x.Intn(1000000)), limit, "…")
 }
 
 func outDeploy(th theme, x *rng, _, limit int) string {
-	return truncRunes(th.words(x, fmt.Sprintf("rollout {svc}: canary 10%% healthy, 50%% healthy, 100%% healthy\ndeployment \"{svc}\" successfully rolled out (revision %d)", x.between(12, 300))), limit, "…")
+	return truncRunes(th.words(x, fmt.Sprintf("rollout {svc}: canary 10%% healthy, 50%% healthy, 100%% healthy\ndeployment \"{svc}\" successfully rolled out (revision %d)", x.Between(12, 300))), limit, "…")
 }
 
 func failENOENT(th theme, x *rng, limit int) (string, string) {
@@ -230,7 +230,7 @@ func failTimeout(_ theme, x *rng, limit int) (string, string) {
 }
 
 func failTests(th theme, x *rng, limit int) (string, string) {
-	return "EXIT_CODE_1", fill(x.between(200, 1600), limit, func() string { return th.words(x, pick(x, failLinesByLang[th.lang])) })
+	return "EXIT_CODE_1", fill(x.Between(200, 1600), limit, func() string { return th.words(x, pick(x, failLinesByLang[th.lang])) })
 }
 
 func failHTTP(th theme, x *rng, limit int) (string, string) {

@@ -27,14 +27,14 @@ func Generate(cfg Config) (*sample.Corpus, error) {
 	}
 	start := cfg.Start.UTC().Truncate(time.Millisecond)
 	x := newRNG(cfg.Seed, 0)
-	g := &gen{cfg: cfg, version: fmt.Sprintf("0.%d.%d", x.between(1, 3), x.between(0, 19))}
+	g := &gen{cfg: cfg, version: fmt.Sprintf("0.%d.%d", x.Between(1, 3), x.Between(0, 19))}
 	spacing := min(5*time.Minute, 45*time.Minute/time.Duration(cfg.Runs))
 	c := &sample.Corpus{}
 	for i := range cfg.Runs {
 		x := newRNG(cfg.Seed, uint64(i)+1)
 		at := start.Add(time.Duration(i) * spacing)
 		if i > 0 {
-			at = at.Add(ms(x.intn(int(spacing/time.Millisecond)/2 + 1)))
+			at = at.Add(ms(x.Intn(int(spacing/time.Millisecond)/2 + 1)))
 		}
 		kind := scenarioOf(i, cfg.Faults)
 		r := g.newRun(x, i, kind, at)
@@ -62,7 +62,7 @@ func (g *gen) newRun(x *rng, i, kind int, at time.Time) *run {
 	if sess != nil {
 		h = sess.host
 		if sess.runs > 0 {
-			at = maxTime(at, sess.updated.Add(ms(x.between(20000, 90000))))
+			at = maxTime(at, sess.updated.Add(ms(x.Between(20000, 90000))))
 		}
 	} else {
 		h = newHost(x, "cli")
@@ -91,9 +91,9 @@ func (g *gen) sessionFor(x *rng, kind int) *session {
 		}
 	case scClean:
 		switch {
-		case x.chance(0.15):
+		case x.Chance(0.15):
 			return nil
-		case g.last != nil && g.last.runs < 3 && x.chance(0.4):
+		case g.last != nil && g.last.runs < 3 && x.Chance(0.4):
 			return g.last
 		}
 	}
@@ -111,10 +111,10 @@ func (g *gen) sessionFor(x *rng, kind int) *session {
 // newHost draws the machine, user and repository of a session (or of a
 // run without one).
 func newHost(x *rng, client string) *host {
-	th := &themes[x.intn(len(themes))]
+	th := &themes[x.Intn(len(themes))]
 	user := pick(x, []string{"mika", "jonas", "priya", "dev", "lucia", "kenji"})
-	h := &host{th: th, client: client, os: "linux", arch: "x64", baseToken: x.between64(2800, 6400)}
-	if x.chance(0.4) {
+	h := &host{th: th, client: client, os: "linux", arch: "x64", baseToken: x.Between64(2800, 6400)}
+	if x.Chance(0.4) {
 		h.os, h.arch, h.cwd = "darwin", "arm64", "/Users/"+user+"/code/"+th.repo
 	} else {
 		h.cwd = "/home/" + user + "/src/" + th.repo
@@ -137,7 +137,7 @@ func (r *run) closeSession() {
 	if r.final != "" {
 		s.history = append(s.history, obj{{"role", "assistant"}, {"content", r.final}})
 	}
-	s.updated = r.clock.Add(ms(r.x.between(40, 400)))
+	s.updated = r.clock.Add(ms(r.x.Between(40, 400)))
 }
 
 func maxTime(a, b time.Time) time.Time {

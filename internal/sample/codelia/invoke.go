@@ -21,7 +21,7 @@ func (r *run) request(seq int64) *rec {
 // response appends the llm.response to seq: the assistant's message, its
 // stop reason and the usage of output tokens.
 func (r *run) response(seq int64, msg obj, stop string, output int64) *rec {
-	r.clock = r.clock.Add(min(ms(600)+time.Duration(output)*ms(r.x.between(8, 22)), 25*time.Second))
+	r.clock = r.clock.Add(min(ms(600)+time.Duration(output)*ms(r.x.Between(8, 22)), 25*time.Second))
 	u := r.prov.newUsage(r.x, r.model, r.prompt, r.prev, output)
 	out := obj{{"messages", []obj{msg}}, {"usage", u}, {"stop_reason", stop}, {"provider_meta", obj{{"response_id", r.responseID()}}}}
 	rc := r.add(typeLLMResponse, seq, obj{{"output", out}})
@@ -51,7 +51,7 @@ func (r *run) invokeSeq(st step, seq int64) (req, resp *rec, ids []string) {
 		content = st.text
 	}
 	msg := obj{{"role", "assistant"}, {"content", content}, {"tool_calls", calls}}
-	resp = r.response(seq, msg, "tool_use", tokensOf(msg)+r.x.between64(8, 90))
+	resp = r.response(seq, msg, "tool_use", tokensOf(msg)+r.x.Between64(8, 90))
 	r.remember(msg)
 	return req, resp, ids
 }
@@ -100,7 +100,7 @@ func (r *run) answer(text string) (req, resp *rec) {
 	seq := r.reqSeq + 1
 	req = r.request(seq)
 	msg := obj{{"role", "assistant"}, {"content", text}}
-	resp = r.response(seq, msg, r.prov.final, tokensOf(msg)+r.x.between64(20, 160))
+	resp = r.response(seq, msg, r.prov.final, tokensOf(msg)+r.x.Between64(20, 160))
 	r.remember(msg)
 	r.final = text
 	return req, resp
@@ -121,20 +121,20 @@ func (r *run) remember(msg obj) {
 // toolCallID returns a tool call id in the provider's form.
 func (r *run) toolCallID() string {
 	if r.prov.name == "anthropic" {
-		return "toolu_01" + r.x.chars(22, alnum)
+		return "toolu_01" + r.x.Chars(22, alnum)
 	}
-	return "call_" + r.x.chars(24, alnum)
+	return "call_" + r.x.Chars(24, alnum)
 }
 
 // responseID returns a provider response id.
 func (r *run) responseID() string {
 	switch r.prov.name {
 	case "anthropic":
-		return "msg_01" + r.x.chars(22, alnum)
+		return "msg_01" + r.x.Chars(22, alnum)
 	case "openai":
-		return "resp_" + r.x.chars(48, hexLow)
+		return "resp_" + r.x.Chars(48, hexLow)
 	}
-	return r.x.chars(27, alnum)
+	return r.x.Chars(27, alnum)
 }
 
 // tokensOf estimates the tokens of messages: a token per four bytes of

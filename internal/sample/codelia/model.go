@@ -58,7 +58,7 @@ func (p provider) newUsage(x *rng, model string, prompt, prev, output int64) *us
 	u := &usage{model: model, output: output}
 	switch p.style {
 	case exclusive:
-		fresh := min(x.between64(2, 14), prompt)
+		fresh := min(x.Between64(2, 14), prompt)
 		read := min(prev, prompt-fresh)
 		u.input, u.cached, u.creation = fresh, read, prompt-fresh-read
 	case inclusive:
@@ -68,8 +68,8 @@ func (p provider) newUsage(x *rng, model string, prompt, prev, output int64) *us
 		}
 	case implicit:
 		u.input, u.noCreation = prompt, true
-		if prev >= 2048 && x.chance(0.6) {
-			u.cached = prev * x.between64(60, 95) / 100
+		if prev >= 2048 && x.Chance(0.6) {
+			u.cached = prev * x.Between64(60, 95) / 100
 		} else {
 			u.cachedNull = true
 		}

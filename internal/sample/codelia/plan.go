@@ -94,7 +94,7 @@ func explainPlan(x *rng, th *theme, u unit) plan {
 func reviewPlan(x *rng, th *theme, u unit) plan {
 	src, first := th.source(x, u)
 	status := fmt.Sprintf(" M %s\n M %s\n?? notes.md\n", u.file, u.testFile)
-	added, removed := x.between(3, 40), x.between(1, 12)
+	added, removed := x.Between(3, 40), x.Between(1, 12)
 	stat := fmt.Sprintf(" %s | %d ++++----\n %s | %d +++++\n 2 files changed, %d insertions(+), %d deletions(-)\n",
 		u.file, added, u.testFile, removed+4, added+4, removed)
 	return plan{

@@ -26,7 +26,7 @@ func render(x *rng, r *run) (sample.File, error) {
 		case rc.fate == dropped:
 			continue
 		case rc.fate == crashed:
-			f.PartialTail = append([]byte(nil), line[:x.between(12, len(line)-2)]...)
+			f.PartialTail = append([]byte(nil), line[:x.Between(12, len(line)-2)]...)
 			data.Write(f.PartialTail)
 			i = len(r.recs)
 			continue
@@ -63,7 +63,7 @@ func encodeAll(recs []*rec) ([][]byte, error) {
 // tornLine is an interleaved write: a prefix of first, then all of
 // second. A prefix of an object followed by an object is never JSON.
 func tornLine(x *rng, first, second []byte) []byte {
-	cut := x.between(10, min(60, len(first)-2))
+	cut := x.Between(10, min(60, len(first)-2))
 	line := append(append([]byte(nil), first[:cut]...), second...)
 	if json.Valid(bytes.TrimSuffix(line, []byte{'\n'})) { // cannot happen
 		line = append([]byte(`{"type":"llm.req`), second...)

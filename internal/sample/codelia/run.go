@@ -57,7 +57,7 @@ type run struct {
 func (r *run) ts() string { return r.clock.UTC().Format(tsLayout) }
 
 // wait advances the clock by lo to hi milliseconds.
-func (r *run) wait(lo, hi int) { r.clock = r.clock.Add(ms(r.x.between(lo, hi))) }
+func (r *run) wait(lo, hi int) { r.clock = r.clock.Add(ms(r.x.Between(lo, hi))) }
 
 // add appends a record stamped with the clock: type, run_id, ts, then
 // seq when seq >= 0, then fields.

@@ -152,7 +152,7 @@ func (r *run) continued(text string) {
 	r.remember(first)
 	rest := obj{{"role", "assistant"}, {"content", text[cut:]}}
 	r.wait(50, 300)
-	r.response(seq, rest, r.prov.final, tokensOf(rest)+r.x.between64(5, 40))
+	r.response(seq, rest, r.prov.final, tokensOf(rest)+r.x.Between64(5, 40))
 	r.remember(rest)
 	r.final = text
 }
@@ -224,7 +224,7 @@ func resumedRun(r *run) {
 	r.header(1)
 	r.wait(120, 600)
 	input := obj{{"type", "parts"}, {"parts", []obj{{{"type", "text"}, {"text", p.prompt}},
-		{{"type", "image"}, {"path", "/tmp/screenshot-" + r.x.chars(6, hexLow) + ".png"}}}}}
+		{{"type", "image"}, {"path", "/tmp/screenshot-" + r.x.Chars(6, hexLow) + ".png"}}}}}
 	r.startWith(input, "parts", p.prompt)
 	r.status("running", "")
 	r.step(p.steps[0])
@@ -247,11 +247,11 @@ func resumedRun(r *run) {
 // provider error (12 %) or is cancelled (13 %), with approvals and
 // context reports on the way.
 func cleanRun(r *run) {
-	p := newPlan(r.x, r.host.th, r.x.intn(taskCount))
+	p := newPlan(r.x, r.host.th, r.x.Intn(taskCount))
 	r.open(p)
 	outcome := pick(r.x, []string{"completed", "completed", "completed", "completed", "completed", "completed",
 		"error", "cancelled"})
-	stop := r.x.intn(len(p.steps))
+	stop := r.x.Intn(len(p.steps))
 	for k, st := range p.steps {
 		if outcome == "error" && k == stop {
 			r.fail()
@@ -271,7 +271,7 @@ func cleanRun(r *run) {
 // times, and a context report after the response at times.
 func (r *run) cleanStep(st step) {
 	_, _, ids := r.invoke(st)
-	if r.x.chance(0.3) {
+	if r.x.Chance(0.3) {
 		r.context()
 	}
 	if st.text != "" {
@@ -279,7 +279,7 @@ func (r *run) cleanStep(st step) {
 	}
 	for i, c := range st.calls {
 		r.toolCall(c, ids[i])
-		if (c.tool == "bash" || c.tool == "edit") && r.x.chance(0.25) {
+		if (c.tool == "bash" || c.tool == "edit") && r.x.Chance(0.25) {
 			r.status("awaiting_ui", "approve "+c.tool+"?")
 			r.wait(3000, 40000)
 			r.status("running", "")

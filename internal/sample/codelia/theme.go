@@ -77,36 +77,36 @@ func (th *theme) testCommand(u unit) string {
 
 // testFailure is what the test command prints while u's bug is there.
 func (th *theme) testFailure(x *rng, u unit) string {
-	line := x.between(24, 140)
+	line := x.Between(24, 140)
 	switch th.lang {
 	case "go":
-		want := x.between(10, 99) * 10
+		want := x.Between(10, 99) * 10
 		return fmt.Sprintf("--- FAIL: %s (0.00s)\n    %s:%d: %s() = %d, want %d\nFAIL\nFAIL\t%s/%s\t0.%03ds\nFAIL\n",
-			u.test, baseName(u.testFile), line, u.fn, want+x.between(1, 9)*10, want, th.module, u.dir, x.between(100, 999))
+			u.test, baseName(u.testFile), line, u.fn, want+x.Between(1, 9)*10, want, th.module, u.dir, x.Between(100, 999))
 	case "ts":
 		return fmt.Sprintf("%s:\n(fail) %s [%d.%02dms]\n\nerror: expect(received).toBe(expected)\n\nExpected: \"12.34\"\nReceived: \"12.35\"\n\n      at %s:%d:%d\n\n 0 pass\n 1 fail\nRan 1 tests across 1 files. [%dms]\n",
-			u.testFile, u.test, x.between(0, 9), x.between(0, 99), u.testFile, line, x.between(5, 30), x.between(20, 200))
+			u.testFile, u.test, x.Between(0, 9), x.Between(0, 99), u.testFile, line, x.Between(5, 30), x.Between(20, 200))
 	}
 	return fmt.Sprintf("F.....                                                                   [100%%]\n=================================== FAILURES ===================================\n____________________________ %s ____________________________\n%s:%d: in %s\n    assert result == expected\nE   AssertionError\n=========================== short test summary info ============================\nFAILED %s::%s - AssertionError\n1 failed, 5 passed in 0.%02ds\n",
-		u.test, u.file, line, u.fn, u.testFile, u.test, x.between(10, 99))
+		u.test, u.file, line, u.fn, u.testFile, u.test, x.Between(10, 99))
 }
 
 // testSuccess is what the test command prints once the tests pass.
 func (th *theme) testSuccess(x *rng, u unit) string {
 	switch th.lang {
 	case "go":
-		return fmt.Sprintf("ok  \t%s/%s\t0.%03ds\n", th.module, u.dir, x.between(100, 999))
+		return fmt.Sprintf("ok  \t%s/%s\t0.%03ds\n", th.module, u.dir, x.Between(100, 999))
 	case "ts":
 		return fmt.Sprintf("%s:\n(pass) %s [%d.%02dms]\n\n 1 pass\n 0 fail\nRan 1 tests across 1 files. [%dms]\n",
-			u.testFile, u.test, x.between(0, 9), x.between(0, 99), x.between(20, 200))
+			u.testFile, u.test, x.Between(0, 9), x.Between(0, 99), x.Between(20, 200))
 	}
-	return fmt.Sprintf("......                                                                   [100%%]\n6 passed in 0.%02ds\n", x.between(10, 99))
+	return fmt.Sprintf("......                                                                   [100%%]\n6 passed in 0.%02ds\n", x.Between(10, 99))
 }
 
 // source is a few numbered lines of u's file around its bug, as the read
 // tool returns them.
 func (th *theme) source(x *rng, u unit) (text string, first int) {
-	first = x.between(12, 90)
+	first = x.Between(12, 90)
 	var lines []string
 	switch th.lang {
 	case "go":
@@ -126,9 +126,9 @@ func (th *theme) source(x *rng, u unit) (text string, first int) {
 // grepHits is what grep prints when looking for u's function.
 func (th *theme) grepHits(x *rng, u unit) string {
 	return fmt.Sprintf("%s:%d:%s\n%s:%d:%s\n%s:%d:%s\n",
-		u.file, x.between(10, 60), declaration(th.lang, u.fn),
-		u.testFile, x.between(10, 40), "\t"+callOf(th.lang, u.fn),
-		u.testFile, x.between(41, 90), "\t"+callOf(th.lang, u.fn))
+		u.file, x.Between(10, 60), declaration(th.lang, u.fn),
+		u.testFile, x.Between(10, 40), "\t"+callOf(th.lang, u.fn),
+		u.testFile, x.Between(41, 90), "\t"+callOf(th.lang, u.fn))
 }
 
 // globHits lists the theme's source files matching a pattern.

@@ -29,7 +29,7 @@ func (s *session) userSays(text string) string {
 // startRun appends run.started for a new run triggered by message trigger.
 func (s *session) startRun(trigger string) {
 	s.tick(s.x.ms(5, 60))
-	s.run = &runView{id: "run_" + s.x.chars(8, hexAlphabet), boot: s.boot, started: s.clock}
+	s.run = &runView{id: "run_" + s.x.Chars(8, hexAlphabet), boot: s.boot, started: s.clock}
 	r := s.add(&runStarted{RunID: s.run.id, BootID: s.boot, TriggerMessageID: trigger}, KindRunStarted)
 	r.runID = s.run.id
 }
@@ -77,8 +77,8 @@ func (s *session) mintWait(kind string) *tokenView {
 		deadline = approvalDeadline
 	}
 	s.tick(s.x.ms(3, 40))
-	t := &tokenView{id: "rt_" + s.x.chars(10, hexAlphabet), runID: s.run.id, waitKind: kind, state: "active",
-		minted: s.clock, expires: s.clock.Add(deadline), secret: s.x.chars(32, base32Alphabet)}
+	t := &tokenView{id: "rt_" + s.x.Chars(10, hexAlphabet), runID: s.run.id, waitKind: kind, state: "active",
+		minted: s.clock, expires: s.clock.Add(deadline), secret: s.x.Chars(32, base32Alphabet)}
 	s.tokens = append(s.tokens, t)
 	m := s.add(&tokenRecord{TokenID: t.id, RunID: t.runID, WaitKind: kind, ExpiresAt: stamp(t.expires)}, KindTokenMinted)
 	m.runID, m.token = t.runID, t.id
@@ -96,7 +96,7 @@ func (s *session) mintWait(kind string) *tokenView {
 func (s *session) resume() {
 	t := s.run.wait.token
 	t.state = "consumed"
-	consumeFirst := s.x.chance(0.5)
+	consumeFirst := s.x.Chance(0.5)
 	if consumeFirst {
 		s.consume(t)
 	}

@@ -122,14 +122,14 @@ func (s *session) waiting() {
 // know.
 func (s *session) compacted() {
 	s.tick(s.x.ms(20, 400))
-	r := s.add(&memoryCompacted{RunID: s.run.id, DroppedMessages: s.x.between(4, 20), SummaryChars: s.x.between(800, 3000)}, KindMemoryCompacted)
+	r := s.add(&memoryCompacted{RunID: s.run.id, DroppedMessages: s.x.Between(4, 20), SummaryChars: s.x.Between(800, 3000)}, KindMemoryCompacted)
 	r.runID, r.unknown = s.run.id, true
 }
 
 // staleNotice appends a context notice from a writer behind by n seqs.
 func (s *session) staleNotice(n int64) {
 	s.tick(s.x.ms(5, 300))
-	pct := s.x.between(78, 92)
+	pct := s.x.Between(78, 92)
 	s.addSeq(&msgSystem{MessageID: s.messageID(), Content: fmt.Sprintf(
 		"Context window at %d%%; older tool outputs will be summarized.", pct)}, KindMessageSystem, s.high-n)
 }

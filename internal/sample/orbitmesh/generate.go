@@ -30,7 +30,7 @@ func generate(cfg Config) (*sample.Corpus, [][]string, error) {
 		if i > 0 {
 			at = at.Add(x.ms(0, int(spacing/time.Millisecond)/2))
 		}
-		s := newSession(x, "sess_"+x.chars(12, base32Alphabet), cfg.Models[i%len(cfg.Models)], at)
+		s := newSession(x, "sess_"+x.Chars(12, base32Alphabet), cfg.Models[i%len(cfg.Models)], at)
 		s.scenario(i, cfg.Faults)
 		r, err := s.render()
 		if err != nil {

@@ -38,7 +38,7 @@ func (s *session) render() (rendered, error) {
 			continue
 		case r.crash:
 			body := line[:len(line)-1]
-			out.file.PartialTail = append([]byte(nil), body[:s.x.between(12, len(body)-1)]...)
+			out.file.PartialTail = append([]byte(nil), body[:s.x.Between(12, len(body)-1)]...)
 			data.Write(out.file.PartialTail)
 			i = len(s.recs)
 			continue
@@ -76,7 +76,7 @@ func encodeAll(recs []*rec) ([][]byte, error) {
 // tornLine is an interleaved write: a prefix of first, then all of second.
 // The prefix opens an object it never closes, so the line is never JSON.
 func tornLine(x *rng, first, second []byte) []byte {
-	cut := x.between(10, min(60, len(first)-2))
+	cut := x.Between(10, min(60, len(first)-2))
 	return append(append([]byte(nil), first[:cut]...), second...)
 }
 

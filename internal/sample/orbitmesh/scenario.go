@@ -13,7 +13,7 @@ func (s *session) scenario(i int, faults bool) {
 
 // open starts the session, with its system message half of the time.
 func (s *session) open() {
-	if s.x.chance(0.5) {
+	if s.x.Chance(0.5) {
 		s.system()
 		s.tick(s.x.ms(20, 900))
 	}
@@ -28,7 +28,7 @@ func (s *session) ask(first bool) {
 		s.doing = task{prompt: s.th.words(s.x, f.prompt), done: s.th.words(s.x, f.done)}
 	}
 	s.startRun(s.userSays(s.doing.prompt))
-	if s.x.chance(0.6) {
+	if s.x.Chance(0.6) {
 		s.derived(StatusRunning)
 	}
 }
@@ -62,26 +62,26 @@ func (s *session) runWithWait(first bool, kind string) {
 // run may also time out waiting for CI.
 func (s *session) clean() {
 	s.open()
-	runs := s.x.between(1, 3)
+	runs := s.x.Between(1, 3)
 	for r := range runs {
 		if r > 0 {
 			s.pause()
 		}
 		s.cleanRun(r == 0, r == runs-1)
 	}
-	s.snap = []snapMode{snapFull, snapNoIndex, snapNone}[s.x.weighted(70, 20, 10)]
+	s.snap = []snapMode{snapFull, snapNoIndex, snapNone}[s.x.Weighted(70, 20, 10)]
 }
 
 func (s *session) cleanRun(first, last bool) {
 	s.ask(first)
-	steps, waitAt := s.x.between(1, 4), -1
-	if s.x.chance(0.4) {
-		waitAt = s.x.intn(steps)
+	steps, waitAt := s.x.Between(1, 4), -1
+	if s.x.Chance(0.4) {
+		waitAt = s.x.Intn(steps)
 	}
 	kind := pick(s.x, []string{WaitToolResult, WaitApproval})
 	for k := range steps {
 		if k == waitAt {
-			s.waitStep(kind, s.x.chance(0.6))
+			s.waitStep(kind, s.x.Chance(0.6))
 		} else {
 			s.step()
 		}
@@ -90,13 +90,13 @@ func (s *session) cleanRun(first, last bool) {
 	if last {
 		w[3] = 12
 	}
-	switch s.x.weighted(w...) {
+	switch s.x.Weighted(w...) {
 	case 0:
-		s.close(KindRunCompleted, s.x.chance(0.6))
+		s.close(KindRunCompleted, s.x.Chance(0.6))
 	case 1:
-		s.close(KindRunFailed, s.x.chance(0.6))
+		s.close(KindRunFailed, s.x.Chance(0.6))
 	case 2:
-		s.close(KindRunCancelled, s.x.chance(0.6))
+		s.close(KindRunCancelled, s.x.Chance(0.6))
 	default:
 		s.timeout()
 	}

@@ -93,7 +93,7 @@ type interruptionView struct {
 // newSession starts session with the given id at at.
 func newSession(x *rng, id, model string, at time.Time) *session {
 	s := &session{x: x, th: newTheme(x), id: id, model: model, created: at, clock: at, next: 1, high: 0}
-	s.bootN = x.between(1, 6)
+	s.bootN = x.Between(1, 6)
 	s.boot = s.bootID()
 	s.lastBootSeen = s.boot
 	return s
@@ -138,7 +138,7 @@ func (s *session) last() *rec { return s.recs[len(s.recs)-1] }
 // messageID returns a new message id.
 func (s *session) messageID() string {
 	s.msgs++
-	return fmt.Sprintf("msg_%s%02d", s.x.chars(8, base32Alphabet), s.msgs)
+	return fmt.Sprintf("msg_%s%02d", s.x.Chars(8, base32Alphabet), s.msgs)
 }
 
 // lastSeq is the snapshot's last_seq: the highest seq of the records the

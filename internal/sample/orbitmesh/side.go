@@ -104,7 +104,7 @@ func (s *session) sideFiles() ([]sample.SideFile, facts, error) {
 	base := "sessions/" + s.id
 	if s.snap == snapTorn {
 		// Read while rewritten in place: its first part only.
-		cut := len(data) * s.x.between(35, 75) / 100
+		cut := len(data) * s.x.Between(35, 75) / 100
 		return []sample.SideFile{{Rel: base + ".json", Data: data[:cut]}}, facts{}, nil
 	}
 	side := []sample.SideFile{{Rel: base + ".json", Data: append(data, '\n')}}

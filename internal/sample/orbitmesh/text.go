@@ -77,7 +77,7 @@ func (th theme) file(x *rng) string {
 // words fills a template's placeholders: {noun} {Noun} {pkg} {file} {n}.
 func (th theme) words(x *rng, tpl string) string {
 	r := strings.NewReplacer("{noun}", th.noun, "{Noun}", title(th.noun),
-		"{pkg}", th.pkg, "{file}", th.file(x), "{n}", fmt.Sprint(x.between(12, 480)))
+		"{pkg}", th.pkg, "{file}", th.file(x), "{n}", fmt.Sprint(x.Between(12, 480)))
 	return r.Replace(tpl)
 }
 

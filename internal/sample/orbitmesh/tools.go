@@ -31,7 +31,7 @@ const ciTool = "run_ci"
 func (s *session) newCall(name string) call {
 	x, th := s.x, s.th
 	file := th.file(x)
-	c := call{tc: toolCall{ID: "call_" + x.chars(12, base32Alphabet), Name: name}}
+	c := call{tc: toolCall{ID: "call_" + x.Chars(12, base32Alphabet), Name: name}}
 	var args map[string]any
 	switch name {
 	case "read_file":
@@ -46,17 +46,17 @@ func (s *session) newCall(name string) call {
 		c.output, c.isErr = th.testOutput(x)
 		c.plan = pick(x, []string{"Running the tests.", "Running the tests again to check the fix.", "Running the " + th.pkg + " tests to reproduce."})
 	case "apply_patch":
-		args = map[string]any{"path": file, "hunks": x.between(1, 4)}
-		c.output = fmt.Sprintf("patched %s: +%d -%d", file, x.between(2, 40), x.between(0, 18))
+		args = map[string]any{"path": file, "hunks": x.Between(1, 4)}
+		c.output = fmt.Sprintf("patched %s: +%d -%d", file, x.Between(2, 40), x.Between(0, 18))
 		c.plan = fmt.Sprintf("Applying the change to %s.", file)
 	case "shell":
 		args = map[string]any{"command": "git status --short"}
 		c.output = fmt.Sprintf(" M %s\n M %s\n?? %s", file, th.file(x), strings.TrimSuffix(file, exts[th.lang])+"_test"+exts[th.lang])
 		c.plan = "Checking what changed so far."
 	case ciTool:
-		n := x.between(40000, 99999)
-		args = map[string]any{"pipeline": "ci.yml", "ref": "agent/" + th.noun + "-" + x.chars(4, hexAlphabet)}
-		c.output = fmt.Sprintf("pipeline #%d passed: lint, unit (%d tests), integration (%d tests)", n, x.between(80, 900), x.between(5, 60))
+		n := x.Between(40000, 99999)
+		args = map[string]any{"pipeline": "ci.yml", "ref": "agent/" + th.noun + "-" + x.Chars(4, hexAlphabet)}
+		c.output = fmt.Sprintf("pipeline #%d passed: lint, unit (%d tests), integration (%d tests)", n, x.Between(80, 900), x.Between(5, 60))
 		c.plan = "Triggering CI on the branch; I'll continue when the pipeline reports back."
 	default:
 		args, c.output = s.approvalCall(name)
@@ -74,12 +74,12 @@ func (s *session) approvalCall(name string) (map[string]any, string) {
 	switch name {
 	case "apply_migration":
 		id := s.clock.UTC().Format("20060102_1504") + "_add_archived_at"
-		return map[string]any{"migration": id, "database": th.repo}, fmt.Sprintf("migration %s applied (1 statement, %d.%ds)", id, x.intn(3), x.intn(10))
+		return map[string]any{"migration": id, "database": th.repo}, fmt.Sprintf("migration %s applied (1 statement, %d.%ds)", id, x.Intn(3), x.Intn(10))
 	case "deploy_preview":
-		pr := x.between(100, 4000)
+		pr := x.Between(100, 4000)
 		return map[string]any{"service": th.repo, "pr": pr}, fmt.Sprintf("preview deployed to https://pr-%d.%s.preview.internal", pr, th.repo)
 	}
-	branch := "agent/" + th.noun + "-" + x.chars(6, hexAlphabet)
+	branch := "agent/" + th.noun + "-" + x.Chars(6, hexAlphabet)
 	return map[string]any{"remote": "origin", "branch": branch}, "pushed " + branch + " to origin"
 }
 
@@ -96,18 +96,18 @@ func (th theme) source(file string) string {
 
 func (th theme) grepOutput(x *rng, pat string) string {
 	var lines []string
-	for range x.between(1, 4) {
-		lines = append(lines, fmt.Sprintf("%s:%d:\t%s", th.file(x), x.between(12, 420), pat))
+	for range x.Between(1, 4) {
+		lines = append(lines, fmt.Sprintf("%s:%d:\t%s", th.file(x), x.Between(12, 420), pat))
 	}
 	return strings.Join(lines, "\n")
 }
 
 // testOutput returns a test run's output, failing one time in five.
 func (th theme) testOutput(x *rng) (string, bool) {
-	if x.chance(0.2) {
-		return fmt.Sprintf("--- FAIL: Test%sRetry (0.%02ds)\n    %s_test%s:%d: got 2 attempts, want 3\nFAIL", title(th.noun), x.intn(100), th.noun, exts[th.lang], x.between(20, 200)), true
+	if x.Chance(0.2) {
+		return fmt.Sprintf("--- FAIL: Test%sRetry (0.%02ds)\n    %s_test%s:%d: got 2 attempts, want 3\nFAIL", title(th.noun), x.Intn(100), th.noun, exts[th.lang], x.Between(20, 200)), true
 	}
-	return fmt.Sprintf("ok  \t%s\t%d.%03ds\t(%d tests)", th.pkg, x.intn(4), x.intn(1000), x.between(8, 160)), false
+	return fmt.Sprintf("ok  \t%s\t%d.%03ds\t(%d tests)", th.pkg, x.Intn(4), x.Intn(1000), x.Between(8, 160)), false
 }
 
 func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
