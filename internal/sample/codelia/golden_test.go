@@ -2,9 +2,6 @@ package codelia
 
 import (
 	"flag"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,36 +22,7 @@ const (
 func TestGolden(t *testing.T) {
 	c, err := Generate(FixtureConfig())
 	require.NoError(t, err)
-	truth, err := c.TruthJSON()
-	require.NoError(t, err)
-	if *update {
-		require.NoError(t, os.RemoveAll(goldenCorpus))
-		require.NoError(t, c.WriteTo(goldenCorpus))
-		require.NoError(t, os.WriteFile(goldenTruth, truth, 0o644))
-	}
-	want, err := os.ReadFile(goldenTruth)
+	diffs, err := c.GoldenDiff(goldenCorpus, goldenTruth, *update)
 	require.NoError(t, err, "run go test ./internal/sample/codelia -run TestGolden -update")
-	assert.Equal(t, string(want), string(truth))
-
-	onDisk := map[string][]byte{}
-	err = filepath.WalkDir(goldenCorpus, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(goldenCorpus, p)
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		onDisk[filepath.ToSlash(rel)] = data
-		return err
-	})
-	require.NoError(t, err)
-	require.Len(t, onDisk, len(c.Files)+len(c.Side), "no stray or missing fixture files")
-	for _, f := range c.Files {
-		assert.Equal(t, string(f.Data), string(onDisk[f.Rel]), f.Rel)
-	}
-	for _, s := range c.Side {
-		assert.Equal(t, string(s.Data), string(onDisk[s.Rel]), s.Rel)
-	}
+	assert.Empty(t, diffs, "testdata/ is not Generate(FixtureConfig()); rerun with -update if intended")
 }
