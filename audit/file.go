@@ -21,6 +21,16 @@ func File(path string, cfg Config) (Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return Report{Path: path}, err
 	}
+	reg, err := registry.New(cfg.Formats)
+	if err != nil {
+		return Report{Path: path}, &Error{Op: "config", Kind: ErrInvalid, Err: err}
+	}
+	return file(path, cfg, reg)
+}
+
+// file audits the journal at path with a validated cfg, detecting its
+// format with reg (built once per Tree).
+func file(path string, cfg Config, reg *registry.Registry) (Report, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return unreadable(path, nil, cfg, &Error{Op: "stat", Path: path, Kind: classify(err), Err: err}, cause(err))
@@ -34,10 +44,6 @@ func File(path string, cfg Config) (Report, error) {
 		return unreadable(path, st, cfg, &Error{Op: "open", Path: path, Kind: classify(err), Err: err}, cause(err))
 	}
 	defer f.Close()
-	reg, err := registry.New(cfg.Formats)
-	if err != nil {
-		return Report{Path: path}, &Error{Op: "config", Kind: ErrInvalid, Err: err}
-	}
 	r, err := read(f, path, cfg, reg, true)
 	r.ModTime = st.ModTime().UTC()
 	return r, err

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/journalship/journalship/format/registry"
 )
 
 // JobReport sums the audited files of one directory (a job directory in
@@ -32,7 +34,11 @@ func Tree(paths []string, cfg Config, fn func(Report)) ([]JobReport, error) {
 	if len(paths) == 0 {
 		return nil, &Error{Op: "tree", Kind: ErrInvalid, Err: errNoPaths}
 	}
-	t := &tree{cfg: cfg, fn: fn, jobs: map[string]*JobReport{}}
+	reg, err := registry.New(cfg.Formats)
+	if err != nil {
+		return nil, &Error{Op: "config", Kind: ErrInvalid, Err: err}
+	}
+	t := &tree{cfg: cfg, reg: reg, fn: fn, jobs: map[string]*JobReport{}}
 	for _, p := range paths {
 		t.root(p)
 	}
@@ -47,6 +53,7 @@ func (e errString) Error() string { return string(e) }
 
 type tree struct {
 	cfg  Config
+	reg  *registry.Registry
 	fn   func(Report)
 	jobs map[string]*JobReport
 }
@@ -88,7 +95,7 @@ func (t *tree) walk(root string) {
 }
 
 func (t *tree) file(path string) {
-	r, _ := File(path, t.cfg) // an unreadable file is in the report
+	r, _ := file(path, t.cfg, t.reg) // an unreadable file is in the report
 	j := t.jobs[filepath.Dir(path)]
 	if j == nil {
 		j = &JobReport{Dir: filepath.Dir(path)}
