@@ -210,7 +210,7 @@ func (a *auditor) schemaInvalid(l rawLine, ev *format.Event) {
 	a.r.SchemaInvalidLines++
 	if len(a.r.SchemaInvalidDetails) < a.cfg.MaxDetails {
 		a.r.SchemaInvalidDetails = append(a.r.SchemaInvalidDetails, LineIssue{
-			Line: a.lineNo, Offset: l.offset, Reason: format.ViolationText(ev.Violations), Preview: Preview(jsTrim(l.data)),
+			Line: a.lineNo, Offset: l.offset, Reason: integrity.ViolationText(ev.Violations), Preview: Preview(jsTrim(l.data)),
 		})
 	}
 }

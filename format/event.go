@@ -1,7 +1,6 @@
 package format
 
 import (
-	"strings"
 	"time"
 
 	"github.com/journalship/journalship/integrity"
@@ -171,23 +170,6 @@ func (e *Event) HasNote(kind string) bool {
 		}
 	}
 	return false
-}
-
-// ViolationText renders violations as "field: reason; field: reason".
-func ViolationText(vs []integrity.Violation) string {
-	if len(vs) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for i, v := range vs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(v.Field)
-		b.WriteString(": ")
-		b.WriteString(v.Reason)
-	}
-	return b.String()
 }
 
 // Begin starts judging a line: it scans line with c for the paths p and

@@ -162,12 +162,16 @@ func (e *Event) Reset() {
 }
 
 // ViolationText renders the violations as "field: reason; field: reason".
-func (e *Event) ViolationText() string {
-	if len(e.Violations) == 0 {
+func (e *Event) ViolationText() string { return ViolationText(e.Violations) }
+
+// ViolationText renders violations as "field: reason; field: reason", as
+// every format ships them.
+func ViolationText(vs []Violation) string {
+	if len(vs) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	for i, v := range e.Violations {
+	for i, v := range vs {
 		if i > 0 {
 			b.WriteString("; ")
 		}

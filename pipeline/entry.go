@@ -278,7 +278,7 @@ func (p *Pipeline) addDetails(m *meta, f *fileState, i int, ev *format.Event, j 
 		m.add(mdCorruptReason, ev.CorruptReason)
 	}
 	if len(ev.Violations) > 0 {
-		m.add(mdViolations, format.ViolationText(ev.Violations))
+		m.add(mdViolations, integrity.ViolationText(ev.Violations))
 	}
 	if it.costModel != "" {
 		var scratch [32]byte
