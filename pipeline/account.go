@@ -17,7 +17,7 @@ type tally struct {
 	shipped     int64
 	missing     int64
 	tokens      map[string][4]int64 // in, out, cache read, cache write
-	costs       map[string]float64 // USD by price table entry
+	costs       map[string]float64  // USD by price table entry
 }
 
 const undecodable = 3

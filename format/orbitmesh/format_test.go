@@ -32,7 +32,7 @@ func TestClaim(t *testing.T) {
 	p, ok := f.Claim("/var/lib/orbitmesh/sessions/sess_123.messages.jsonl")
 	require.True(t, ok)
 	assert.Equal(t, format.Path{Format: Name, SessionID: "sess_123",
-		Group: "/var/lib/orbitmesh/sessions/sess_123.messages.jsonl",
+		Group:      "/var/lib/orbitmesh/sessions/sess_123.messages.jsonl",
 		Companions: []string{"/var/lib/orbitmesh/sessions/sess_123.json", "/var/lib/orbitmesh/sessions/sess_123.tokens.json"}}, p,
 		"the snapshot and token index go with the log")
 
