@@ -1,19 +1,14 @@
 package e2e
 
 import (
-	"fmt"
-	"math/rand"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/journalship/journalship/internal/verify"
-	"github.com/journalship/journalship/output"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,38 +52,7 @@ func TestEveryFormatThroughThePlugin(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "node")
 	require.NoError(t, corpus.WriteTo(root))
 
-	rng := rand.New(rand.NewSource(11))
-	var chunks []string
-	for _, f := range corpus.Files {
-		path := filepath.Join(root, f.Rel)
-		for i := 0; i < len(f.Lines); {
-			n := 1 + rng.Intn(6)
-			var evs []chunk.Event
-			for _, l := range f.Lines[i:min(i+n, len(f.Lines))] {
-				evs = append(evs, chunk.TailEvent(chunk.DefaultConfig(), time.Now(), path, l.Offset, []byte(l.Text)))
-			}
-			chunks = append(chunks, writeChunk(t, chunk.FormatV2, evs...))
-			i += n
-		}
-	}
-	rng.Shuffle(len(chunks), func(i, j int) { chunks[i], chunks[j] = chunks[j], chunks[i] })
-
-	var script strings.Builder
-	script.WriteString(instanceScript("a", append(propsFor(t, loki.URL), "Node_Name", "node-mixed")...))
-	script.WriteString("init a\n")
-	for i, c := range chunks {
-		fmt.Fprintf(&script, "flushbg a %s node.x expect %d\n", c, output.OK)
-		if i%2 == 1 {
-			script.WriteString("wait\n")
-		}
-		if i%7 == 0 {
-			fmt.Fprintf(&script, "flush a %s node.x expect %d\n", c, output.OK)
-		}
-	}
-	script.WriteString("wait\nexit a\nunregister\n")
-	stdout, err := runHost(t, script.String())
-	require.NoError(t, err, stdout)
-	require.True(t, strings.HasSuffix(stdout, "closed failed=0\n"), stdout)
-
+	shipCorpus(t, corpus, root, delivery{url: loki.URL, node: "node-mixed", tag: "node.x", seed: 11,
+		maxLines: 6, retryEvery: 7, formats: []chunk.Format{chunk.FormatV2}})
 	verify.Landed(t, loki.URL, corpus, root, "node-mixed")
 }
