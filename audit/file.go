@@ -25,12 +25,31 @@ func File(path string, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{Path: path}, &Error{Op: "config", Kind: ErrInvalid, Err: err}
 	}
-	return file(path, cfg, reg)
+	return file(path, cfg, reg.Detect)
 }
 
-// file audits the journal at path with a validated cfg, detecting its
-// format with reg (built once per Tree).
-func file(path string, cfg Config, reg *registry.Registry) (Report, error) {
+// FileAs audits the journal at path as a journal of format fm, which the
+// caller already knows (the shipper's format of the file): nothing is
+// detected, and a caller auditing file after file with the same formats
+// reuses their judges.
+func FileAs(path string, cfg Config, fm format.Format) (Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return Report{Path: path}, err
+	}
+	return file(path, cfg, func(path string, _ []byte) registry.Detection {
+		p, _ := fm.Claim(path)
+		p.Format = fm.Name()
+		return registry.Detection{Format: fm, Path: p, How: "setting"}
+	})
+}
+
+// detector picks a file's format from its path and first line
+// (Registry.Detect).
+type detector func(path string, first []byte) registry.Detection
+
+// file audits the journal at path with a validated cfg, its format picked
+// by detect.
+func file(path string, cfg Config, detect detector) (Report, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return unreadable(path, nil, cfg, &Error{Op: "stat", Path: path, Kind: classify(err), Err: err}, cause(err))
@@ -44,7 +63,7 @@ func file(path string, cfg Config, reg *registry.Registry) (Report, error) {
 		return unreadable(path, st, cfg, &Error{Op: "open", Path: path, Kind: classify(err), Err: err}, cause(err))
 	}
 	defer f.Close()
-	r, err := read(f, path, cfg, reg, true)
+	r, err := read(f, path, cfg, detect, true)
 	r.ModTime = st.ModTime().UTC()
 	return r, err
 }
@@ -60,16 +79,16 @@ func Reader(r io.Reader, name string, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{Path: name}, &Error{Op: "config", Kind: ErrInvalid, Err: err}
 	}
-	return read(r, name, cfg, reg, false)
+	return read(r, name, cfg, reg.Detect, false)
 }
 
-// read audits r, named name, detecting its format with reg from its name
+// read audits r, named name, its format picked by detect from its name
 // and first line; sides: name is a path on this machine, and a format's
 // side files beside it are read.
-func read(r io.Reader, name string, cfg Config, reg *registry.Registry, sides bool) (Report, error) {
+func read(r io.Reader, name string, cfg Config, detect detector, sides bool) (Report, error) {
 	s := getScratch()
 	s.br.Reset(r)
-	a := newAuditor(cfg, s, name, reg.Detect(name, firstLine(s.br)))
+	a := newAuditor(cfg, s, name, detect(name, firstLine(s.br)))
 	defer a.release()
 	if sf, ok := a.st.(format.SideFiles); ok && sides {
 		sf.Load(name)

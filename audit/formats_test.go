@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/journalship/journalship/format/registry"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -89,4 +90,15 @@ func TestFormatSettingOverridesDetection(t *testing.T) {
 	cfg.Formats.Format = "nosuch"
 	_, err = File(p, cfg)
 	require.Error(t, err)
+}
+
+// TestFileAsTheShippersFormat audits a file by the format the caller
+// gives, without detecting one.
+func TestFileAsTheShippersFormat(t *testing.T) {
+	p := copyFixture(t, t.TempDir(), "codelia/testdata/spec-example.jsonl", "x/run.jsonl")
+	r, err := FileAs(p, DefaultConfig(), registry.Lookup("codelia"))
+	require.NoError(t, err)
+	assert.Equal(t, "codelia", r.Format)
+	assert.Equal(t, "setting", r.DetectedBy)
+	assert.True(t, r.SessionEnded, "judged by Codelia's rules: run.end ends the run")
 }

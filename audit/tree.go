@@ -95,7 +95,7 @@ func (t *tree) walk(root string) {
 }
 
 func (t *tree) file(path string) {
-	r, _ := file(path, t.cfg, t.reg) // an unreadable file is in the report
+	r, _ := file(path, t.cfg, t.reg.Detect) // an unreadable file is in the report
 	j := t.jobs[filepath.Dir(path)]
 	if j == nil {
 		j = &JobReport{Dir: filepath.Dir(path)}

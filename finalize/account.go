@@ -57,7 +57,7 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 // stamped with the file's modification time (a second run ships the same
 // entry, which Loki stores once).
 func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *Outcome) error {
-	rep, err := audit.File(path, f.auditConfig(f.ship.Format(path)))
+	rep, err := audit.FileAs(path, f.cfg.Audit, f.ship.Format(path))
 	if err != nil {
 		return fmt.Errorf("finalize: audit %s: %w", path, err)
 	}

@@ -87,16 +87,8 @@ func (f *Finalizer) ends(path string, s snapshot) bool {
 	if fm.Scope() == format.ScopeFirstLine {
 		return true
 	}
-	rep, err := audit.File(path, f.auditConfig(fm))
+	rep, err := audit.FileAs(path, f.cfg.Audit, fm)
 	return err == nil && rep.SessionEnded
-}
-
-// auditConfig is the audit configuration judging a file by fm, the format
-// the shipper gave it.
-func (f *Finalizer) auditConfig(fm format.Format) audit.Config {
-	c := f.cfg.Audit
-	c.Formats.Format = fm.Name()
-	return c
 }
 
 // newerSessionBeside tells whether the file's group directory (a Cortex

@@ -147,9 +147,7 @@ func (s *sweep) runRule(path string, fm format.Format, mtime time.Time) (rule, r
 	if age < s.cfg.QuietPeriod {
 		return "", KeepRecentlyModified, fmt.Sprintf("modified %s ago, within the quiet period of %s", age.Round(time.Second), s.cfg.QuietPeriod)
 	}
-	cfg := audit.DefaultConfig()
-	cfg.Formats.Format = fm.Name()
-	rep, err := audit.File(path, cfg)
+	rep, err := audit.FileAs(path, audit.DefaultConfig(), fm)
 	over := err == nil && rep.SessionEnded && rep.Terminal
 	if over && !s.now.Before(mtime.Add(s.cfg.PostTerminal)) {
 		return RuleRunOver, "", fmt.Sprintf("%s run over (%s), last written %s ago, past the post-terminal retention of %s",
