@@ -7,13 +7,14 @@ import (
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/journalship/journalship/internal/verify"
 	"github.com/stretchr/testify/require"
 )
 
 // mixedCorpus generates every format's corpus, each under its own root
-// (cortex/, orbitmesh/), as one corpus whose paths are relative to the
+// (cortex/, codelia/, orbitmesh/), as one corpus whose paths are relative to the
 // node's root.
 func mixedCorpus(t *testing.T) *sample.Corpus {
 	t.Helper()
@@ -25,8 +26,12 @@ func mixedCorpus(t *testing.T) *sample.Corpus {
 	ocfg.Seed = 7
 	om, err := orbitmesh.Generate(ocfg)
 	require.NoError(t, err)
+	dcfg := codelia.DefaultConfig()
+	dcfg.Seed = 7
+	cd, err := codelia.Generate(dcfg)
+	require.NoError(t, err)
 	out := &sample.Corpus{}
-	for dir, c := range map[string]*sample.Corpus{"cortex": cortex, "orbitmesh": om} {
+	for dir, c := range map[string]*sample.Corpus{"cortex": cortex, "orbitmesh": om, "codelia": cd} {
 		for _, f := range c.Files {
 			f.Rel = dir + "/" + f.Rel
 			out.Files = append(out.Files, f)

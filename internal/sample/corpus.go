@@ -60,7 +60,10 @@ type Line struct {
 	Counted bool
 	// State is the derived state shipped with the line ("" when the
 	// format derives none).
-	State  string
+	State string
+	// RunID is the run_id this line states when it is not File.RunID
+	// (a record of another run); "" means the file's.
+	RunID  string
 	Expect []string
 }
 

@@ -76,16 +76,14 @@ func line(t testing.TB, f sample.File, l sample.Line, e lokiquery.Entry, node st
 	assert.Equal(t, f.SessionID, e.Metadata["session_id"], where)
 	assert.Equal(t, f.Pod, e.Metadata["pod"], where)
 	assert.Equal(t, f.AgentID, e.Metadata["agent_id"], where)
-	if f.RunID != "" {
-		assert.Equal(t, f.RunID, e.Metadata["run_id"], where)
+	if run := firstSet(l.RunID, f.RunID); run != "" {
+		assert.Equal(t, run, e.Metadata["run_id"], where)
 	}
 	assert.Equal(t, node, e.Stream["node"], where)
 	assert.Equal(t, f.Format, e.Stream["format"], where)
 	assert.Equal(t, l.State, e.Metadata["state"], "%s: derived state", where)
 	assert.Equal(t, Expected(l), Shipped(e.Metadata, f.Format == sample.FormatName), "%s: %s", where, l.Text)
-	if l.Model != "" {
-		assert.Equal(t, l.Model, e.Metadata["model"], where)
-	}
+	assert.Equal(t, l.Model, e.Metadata["model"], "%s: model", where)
 	tokens(t, l, e.Metadata, where)
 	cost(t, l, e.Metadata, where)
 	for _, x := range l.Expect {
@@ -221,4 +219,14 @@ func cost(t testing.TB, l sample.Line, md map[string]string, where string) {
 		assert.InDelta(t, want, got, 1e-10, "%s: cost_usd", where)
 	}
 	assert.Equal(t, p.entry, md["cost_model"], where)
+}
+
+// firstSet returns the first non-empty string.
+func firstSet(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }

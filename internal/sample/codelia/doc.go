@@ -22,8 +22,9 @@
 // mode, the "cli" client) has none; its [sample.File.SessionID] is "".
 // Codelia's paths carry no job, pod or agent, and its records none either:
 // JobID, Pod and AgentID are "". [sample.File.RunID] is the run_id the
-// records carry (the header's). [sample.File.EndReason] is the run.end
-// outcome, "" without run.end.
+// records carry (the header's). [sample.File.EndReason] is how the
+// last line ending the run says it ended: run.end's outcome or a terminal
+// run.status's status; "" when no line ends it.
 //
 // # A run
 //
@@ -68,8 +69,10 @@
 // the product's integrity "valid" — unknown and x.<org>. types included,
 // and lines a newer schema version makes unreadable for v1 (judged
 // best-effort) — Corrupt a line that is no JSON object with a string type.
-// Model is the model shipped in `model`, on llm.* lines only: a request's
-// model.name; a response's usage.model, else its request's model. Tokens
+// Model is the model shipped in `model`: a header's model; a request's
+// model.name; a response's usage.model, else its request's model; ""
+// on every other line. RunID is set on a record stating another run's
+// run_id than the file name's (it ships what it states). Tokens
 // are what the product ships in tokens_in, tokens_out, tokens_cache_read
 // and tokens_cache_write (input_tokens, output_tokens, input_cached_tokens
 // and input_cache_creation_tokens, null as 0), on Counted lines only: a

@@ -288,11 +288,14 @@ func TestTruthConsistent(t *testing.T) {
 				} else {
 					assert.Zero(t, l.PromptTokens+l.CompletionTokens+l.CacheReadTokens+l.CacheWriteTokens, "%s: tokens only where shipped", where)
 				}
-				if l.Type == typeLLMRequest || l.Type == typeLLMResponse {
+				switch l.Type {
+				case typeLLMRequest, typeLLMResponse:
 					assert.NotEmpty(t, l.Model, where)
 					assert.GreaterOrEqual(t, l.Seq, int64(0), where)
-				} else {
-					assert.Empty(t, l.Model, "%s: model is shipped on llm.* lines only", where)
+				case typeHeader:
+					assert.NotEmpty(t, l.Model, "%s: a header states the run's model", where)
+				default:
+					assert.Empty(t, l.Model, "%s: model is shipped on headers and llm.* lines only", where)
 				}
 				for _, e := range l.Expect {
 					assert.NotContains(t, []string{"timestamp_fallback", "timestamp_rewritten"}, e, where)

@@ -80,6 +80,7 @@ func (t *fileTruth) line(off int64, line []byte, rc *rec) sample.Line {
 	if rc.typ == typeHeader {
 		notes = t.header(rc)
 		bestEffort = rc.version != 1
+		l.Model = rc.model // the run's configured model, which the header states
 	} else {
 		notes = t.record(rc, &l)
 	}
@@ -95,6 +96,9 @@ func (t *fileTruth) line(off int64, line []byte, rc *rec) sample.Line {
 		l.Expect = append(l.Expect, AnnBestEffort)
 	}
 	l.Expect = append(l.Expect, notes...)
+	if rc.runID != "" && rc.runID != t.pathRunID {
+		l.RunID = rc.runID // shipped as stated; the mismatch note names the file's
+	}
 	if rc.typ == typeLLMResponse && l.Valid && rc.usage != nil {
 		u := rc.usage
 		l.Counted = true
