@@ -2,6 +2,7 @@ package retention
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"math/rand/v2"
@@ -18,6 +19,8 @@ import (
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/codelia"
+	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/journalship/journalship/output"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,6 +38,8 @@ type plannedFile struct {
 	written int    // bytes on disk
 	gone    []byte // content when it was found deleted (nil while on disk)
 	deleted bool
+	sides   []sample.SideFile // snapshots written beside it once it is complete
+	side    []string          // their paths, once written
 }
 
 // e2eRig is the real-Loki world of TestEndToEndRandomized.
@@ -47,6 +52,7 @@ type e2eRig struct {
 	files      []*plannedFile
 	log        bytes.Buffer
 	deadLetter string
+	format     string // the corpus's format: the root directory's name
 }
 
 // TestEndToEndRandomized writes generated journals over many rounds (cut
@@ -67,12 +73,51 @@ func TestEndToEndRandomized(t *testing.T) {
 		seed, _ = strconv.ParseInt(s, 10, 64)
 	}
 	t.Logf("seed %d (RETENTION_E2E_SEED reproduces it)", seed)
-	rig := newRig(t, loki.URL, seed)
+	for _, g := range e2eFormats {
+		t.Run(g.name, func(t *testing.T) { endToEnd(t, loki.URL, seed, g) })
+	}
+}
+
+// e2eFormat generates one format's corpus for the randomized test: jobs
+// of several sessions (Cortex Plane) or one file per run (Codelia,
+// OrbitMesh, whose snapshots are written beside their logs).
+type e2eFormat struct {
+	name string
+	gen  func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus
+}
+
+var e2eFormats = []e2eFormat{
+	{"cortex", func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
+		cfg := sample.DefaultConfig()
+		cfg.Seed, cfg.Jobs, cfg.Start = seed, 10+rng.IntN(6), start
+		c, err := sample.Generate(cfg)
+		require.NoError(t, err)
+		return c
+	}},
+	{"codelia", func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
+		cfg := codelia.DefaultConfig()
+		cfg.Seed, cfg.Runs, cfg.Start = seed, codelia.MinFaultRuns+rng.IntN(6), start
+		c, err := codelia.Generate(cfg)
+		require.NoError(t, err)
+		return c
+	}},
+	{"orbitmesh", func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
+		cfg := orbitmesh.DefaultConfig()
+		cfg.Seed, cfg.Sessions, cfg.Start = seed, orbitmesh.MinFaultSessions+rng.IntN(6), start
+		c, err := orbitmesh.Generate(cfg)
+		require.NoError(t, err)
+		return c
+	}},
+}
+
+// endToEnd is TestEndToEndRandomized for one format.
+func endToEnd(t *testing.T, lokiURL string, seed int64, g e2eFormat) {
+	rig := newRig(t, lokiURL, seed, g)
 	const rounds = e2eRounds
 	unaccounted := 0
 	for round := range rounds {
 		rig.write(round)
-		shipping, sweeping := rig.modes(round, rounds)
+		shipping, sweeping := rig.modes(round, rounds, unaccounted > 0)
 		rig.ship(shipping)
 		r := rig.sweep(sweeping)
 		// Every sweep finalizes every finished file, so a dead Loki shows
@@ -89,20 +134,37 @@ func TestEndToEndRandomized(t *testing.T) {
 	assert.Positive(t, unaccounted, "a sweep against a dead Loki kept files it could not account for")
 	for _, f := range rig.files {
 		assert.True(t, f.deleted, "%s is deleted by the end (written %d of %d bytes)", f.Rel, f.written, len(f.Data))
+		for _, side := range f.side {
+			assert.NoFileExists(t, side, "%s went with its log", side)
+		}
 	}
-	entries, err := os.ReadDir(rig.root)
-	require.NoError(t, err)
-	assert.Empty(t, entries, "every job directory is removed")
-	rig.checkLoki(loki.URL)
+	rig.checkEmpty()
+	rig.checkLoki(lokiURL)
 }
 
-func newRig(t *testing.T, lokiURL string, seed int64) *e2eRig {
+// checkEmpty: every job directory is removed; a run tree keeps only its
+// top sessions directory, its dated directories removed once empty.
+func (rig *e2eRig) checkEmpty() {
+	t := rig.t
+	entries, err := os.ReadDir(rig.root)
+	require.NoError(t, err)
+	if rig.format == "cortex" {
+		assert.Empty(t, entries, "every job directory is removed")
+		return
+	}
+	require.Len(t, entries, 1, "the run tree's top directory stays")
+	left, err := os.ReadDir(filepath.Join(rig.root, entries[0].Name()))
+	require.NoError(t, err)
+	assert.Empty(t, left, "every run and every emptied dated directory is removed")
+}
+
+func newRig(t *testing.T, lokiURL string, seed int64, g e2eFormat) *e2eRig {
 	dir := t.TempDir()
 	// The fake clock ends at the real now, so mtimes are never in the
 	// future; the journals start before it.
 	start := time.Now().Add(-e2eRounds * 12 * time.Hour)
-	rig := &e2eRig{t: t, rng: rand.New(rand.NewPCG(uint64(seed), 7)), root: filepath.Join(dir, "sessions"), now: start,
-		deadLetter: filepath.Join(dir, "dl.jsonl")}
+	rig := &e2eRig{t: t, rng: rand.New(rand.NewPCG(uint64(seed), 7)), root: filepath.Join(dir, g.name), now: start,
+		deadLetter: filepath.Join(dir, "dl.jsonl"), format: g.name}
 	require.NoError(t, os.MkdirAll(rig.root, 0o755))
 	settings := func(url string) output.Getter {
 		s := map[string]string{"loki_url": url, "ledger_path": filepath.Join(dir, "ledger.db"), "dead_letter_path": filepath.Join(dir, "dl.jsonl"),
@@ -117,11 +179,7 @@ func newRig(t *testing.T, lokiURL string, seed int64) *e2eRig {
 	require.NoError(t, err)
 	t.Cleanup(func() { rig.dead.Close() })
 
-	cfg := sample.DefaultConfig()
-	cfg.Seed, cfg.Jobs, cfg.Start = seed, 10+rig.rng.IntN(6), start.Add(-2*time.Hour).UTC().Truncate(time.Second)
-	corpus, err := sample.Generate(cfg)
-	require.NoError(t, err)
-	rig.plan(corpus)
+	rig.plan(g.gen(t, seed, rig.rng, start.Add(-2*time.Hour).UTC().Truncate(time.Second)))
 	return rig
 }
 
@@ -131,25 +189,28 @@ func newRig(t *testing.T, lokiURL string, seed int64) *e2eRig {
 func (rig *e2eRig) plan(c *sample.Corpus) {
 	next := map[string]int{}
 	stalled := map[string]bool{}
+	// A job's sessions are written one after the other; a file that is
+	// its own run (no job) is a group of its own.
+	group := func(f sample.File) string { return cmp.Or(f.JobID, f.Rel) }
 	for i, f := range c.Files {
-		if _, ok := next[f.JobID]; !ok {
-			next[f.JobID] = rig.rng.IntN(3)
-			stalled[f.JobID] = rig.rng.IntN(5) == 0
+		if _, ok := next[group(f)]; !ok {
+			next[group(f)] = rig.rng.IntN(3)
+			stalled[group(f)] = rig.rng.IntN(5) == 0
 		}
-		last := i == len(c.Files)-1 || c.Files[i+1].JobID != f.JobID
-		p := &plannedFile{File: f, path: filepath.Join(rig.root, filepath.FromSlash(f.Rel))}
+		last := i == len(c.Files)-1 || group(c.Files[i+1]) != group(f)
+		p := &plannedFile{File: f, path: filepath.Join(rig.root, filepath.FromSlash(f.Rel)), sides: sidesOf(c, f)}
 		parts := 1 + rig.rng.IntN(3)
 		for k := 1; k < parts; k++ {
 			p.cuts = append(p.cuts, 1+rig.rng.IntN(len(f.Data)-1))
 		}
 		slices.Sort(p.cuts)
 		p.cuts = append(slices.Compact(p.cuts), len(f.Data))
-		if last && stalled[f.JobID] && len(p.cuts) > 1 {
+		if last && stalled[group(f)] && len(p.cuts) > 1 {
 			p.cuts = p.cuts[:1]
 		}
 		for range p.cuts {
-			p.rounds = append(p.rounds, next[f.JobID])
-			next[f.JobID]++
+			p.rounds = append(p.rounds, next[group(f)])
+			next[group(f)]++
 		}
 		rig.files = append(rig.files, p)
 	}
@@ -171,19 +232,51 @@ func (rig *e2eRig) write(round int) {
 			require.NoError(t, fh.Close())
 			f.written = f.cuts[k]
 			require.NoError(t, os.Chtimes(f.path, rig.now, rig.now))
+			if f.written == len(f.Data) {
+				rig.writeSides(f)
+			}
 		}
 	}
 }
 
+// writeSides writes a finished log's snapshots beside it, as the
+// runtime rewrites them after its last record.
+func (rig *e2eRig) writeSides(f *plannedFile) {
+	for _, s := range f.sides {
+		path := filepath.Join(rig.root, filepath.FromSlash(s.Rel))
+		require.NoError(rig.t, os.WriteFile(path, s.Data, 0o644))
+		require.NoError(rig.t, os.Chtimes(path, rig.now, rig.now))
+		f.side = append(f.side, path)
+	}
+}
+
+// sidesOf returns the corpus's side files that belong to f: those named
+// after its session (OrbitMesh's <id>.json and <id>.tokens.json beside
+// <id>.messages.jsonl).
+func sidesOf(c *sample.Corpus, f sample.File) []sample.SideFile {
+	stem, ok := strings.CutSuffix(f.Rel, ".messages.jsonl")
+	if !ok {
+		return nil
+	}
+	var out []sample.SideFile
+	for _, s := range c.Side {
+		if strings.HasPrefix(s.Rel, stem+".") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // modes picks how this round ships (good, dead, none: Fluent Bit lost the
-// chunks) and which Loki the sweep's finalizer reaches. The first sweep
-// that can see candidates has a dead Loki; the last rounds are healthy so
-// that everything converges.
-func (rig *e2eRig) modes(round, rounds int) (shipping, sweeping string) {
+// chunks) and which Loki the sweep's finalizer reaches. From the first
+// sweep that can see candidates, sweeps have a dead Loki until one of
+// them had to keep a file it could not account for; the last rounds are
+// healthy so that everything converges.
+func (rig *e2eRig) modes(round, rounds int, deadSeen bool) (shipping, sweeping string) {
 	switch {
 	case round >= rounds-4:
 		return "good", "good"
-	case round == 2:
+	case round >= 2 && !deadSeen:
 		return "good", "dead"
 	}
 	shipping = []string{"good", "good", "good", "dead", "none"}[rig.rng.IntN(5)]
