@@ -123,8 +123,19 @@ func (a *auditor) line(l rawLine) {
 		return
 	}
 	a.continuity(ev, l.offset)
+	a.notes(ev)
 	if reason == "" {
 		a.recovery.event(a, ev, l.offset)
+	}
+}
+
+// notes counts the format's own annotations of a line.
+func (a *auditor) notes(ev *format.Event) {
+	for _, n := range ev.Notes[:ev.NoteCount] {
+		if a.r.Notes == nil {
+			a.r.Notes = map[string]int{}
+		}
+		a.r.Notes[n.Kind]++
 	}
 }
 

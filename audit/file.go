@@ -133,6 +133,9 @@ func (a *auditor) state(r *Report) {
 		return
 	}
 	r.SessionEnded, r.Terminal = a.st.Over()
+	if !r.SessionEnded {
+		r.EndReason = "" // an earlier run ended; the latest goes on
+	}
 	r.Unfinished = a.st.Open()
 	r.State = a.st.Derived()
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -145,6 +147,13 @@ func (t *TableWriter) format(r Report) {
 	}
 	if r.State != "" {
 		t.printf("  state: %s\n", r.State)
+	}
+	if len(r.Notes) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(r.Notes)) {
+			parts = append(parts, fmt.Sprintf("%s ×%d", k, r.Notes[k]))
+		}
+		t.printf("  annotations: %s\n", strings.Join(parts, ", "))
 	}
 }
 

@@ -72,7 +72,7 @@ type Report struct {
 
 	// SessionEnded: the lines end the session or run (the format's rule);
 	// Terminal: and it will not resume. EndReason is how the last ending
-	// line says it ended.
+	// line says it ended ("" unless SessionEnded).
 	SessionEnded bool   `json:"session_ended"`
 	Terminal     bool   `json:"terminal"`
 	EndReason    string `json:"end_reason"`
@@ -82,6 +82,11 @@ type Report struct {
 	// State is the format's derived state after the last line ("" when it
 	// derives none).
 	State string `json:"state,omitempty"`
+	// Notes counts each of the format's own
+	// annotations on the file's lines (its Annotations(): a Codelia
+	// request_seq_gap, an OrbitMesh status_disagrees, …), by name; nil
+	// when there is none.
+	Notes map[string]int `json:"notes,omitempty"`
 
 	SizeAlert bool `json:"size_alert"`
 
@@ -157,8 +162,9 @@ func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 // or not usable for recovery
 // (its corruption ratio is over the threshold the report was made with);
 // Warning for a truncated tail, any corrupt or schema-invalid line, seq
-// gaps, duplicates or regressions, a missing SESSION_END, a size alert or
-// any problem; Clean otherwise.
+// gaps, duplicates or regressions, a session or run not over, a request
+// left open, a format's own annotation, a size alert or any problem;
+// Clean otherwise.
 func (r Report) Level() Level {
 	switch {
 	case r.Empty:
@@ -168,7 +174,7 @@ func (r Report) Level() Level {
 	case r.TailTruncated, r.CorruptLines > 0, r.SchemaInvalidLines > 0,
 		r.SeqGapCount > 0, len(r.SeqGaps) > 0, r.MissingSeqs > 0,
 		r.DuplicateSeqs > 0, r.Regressions > 0,
-		!r.SessionEnded, len(r.Unfinished) > 0, r.SizeAlert, len(r.Problems) > 0:
+		!r.SessionEnded, len(r.Unfinished) > 0, len(r.Notes) > 0, r.SizeAlert, len(r.Problems) > 0:
 		return Warning
 	}
 	return Clean

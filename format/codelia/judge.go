@@ -180,12 +180,18 @@ func (j *judge) record(t int, s *State, a *integrity.Arena, ev *format.Event) {
 		if j.k.enumSet {
 			ev.Ends = terminalStatus(j.k.enum)
 			ev.Terminal = ev.Ends
+			if st, ok := c.Str(rStatus); ok && ev.Ends {
+				ev.EndReason = a.Copy(st)
+			}
 			if s != nil {
 				s.status(j.k.enum, ev.Ends)
 			}
 		}
 	case tRunEnd:
 		ev.Ends, ev.Terminal = true, true
+		if out, ok := c.Str(rOutcome); ok {
+			ev.EndReason = a.Copy(out) // as written, an unknown outcome too
+		}
 		if s != nil {
 			s.end(j.k.enum, j.k.enumSet)
 		}

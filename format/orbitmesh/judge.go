@@ -93,5 +93,10 @@ func (s *State) runRecord(k kind, f *fields, ev *format.Event) {
 	case k.terminal():
 		s.terminal, s.waiting = true, false
 		ev.Ends, ev.Terminal = true, true
+		ev.EndReason = endReasons[k-kRunCompleted]
 	}
 }
+
+// endReasons are how each terminal kind says the run ended, in the order
+// of the kinds kRunCompleted to kRunInterrupted (shared, never written).
+var endReasons = [...][]byte{[]byte("completed"), []byte("failed"), []byte("cancelled"), []byte("interrupted")}

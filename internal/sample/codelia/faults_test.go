@@ -144,7 +144,7 @@ func checkCancelled(t *testing.T, f sample.File) {
 	assert.Equal(t, typeRunStatus, last.Type)
 	assert.Equal(t, "cancelled", last.State)
 	assert.False(t, hasType(f, typeRunEnd), "terminal status, no run.end")
-	assert.Empty(t, f.EndReason)
+	assert.Equal(t, "cancelled", f.EndReason, "the terminal status ends the run")
 	aborted := f.Lines[len(f.Lines)-2]
 	assert.Equal(t, typeLLMResponse, aborted.Type)
 	assert.True(t, aborted.Valid)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/journalship/journalship/internal/sample"
 )
@@ -36,8 +37,8 @@ func render(x *rng, r *run) (sample.File, error) {
 			i++
 		default:
 			f.Lines = append(f.Lines, t.line(off, line, rc))
-			if rc.typ == typeRunEnd {
-				f.EndReason = rc.status
+			if rc.typ == typeRunEnd || rc.typ == typeRunStatus && slices.Contains([]string{"completed", "error", "cancelled"}, rc.status) {
+				f.EndReason = rc.status // the last line that ends the run says how
 			}
 		}
 		data.Write(line)
