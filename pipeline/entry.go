@@ -252,6 +252,10 @@ func (p *Pipeline) addSharedKey(m *meta, k Key, f *fileState, it *item, ev *form
 		m.add(string(k), it.format)
 	case KeyState:
 		m.add(string(k), ev.State)
+	case KeyRole:
+		if it.outcome != integrity.Corrupt { // a corrupt line has no role
+			m.add(string(k), ev.Role.String())
+		}
 	case KeyTokensIn, KeyTokensOut, KeyTokensCacheRead, KeyTokensCacheWrite:
 		if !it.usage.Has {
 			return

@@ -32,6 +32,7 @@ const (
 	KeyFormat        Key = "format"         // bounded: the registered formats and "unknown"
 	KeyRunID         Key = "run_id"         // high-cardinality
 	KeyState         Key = "state"          // bounded: a format's derived states
+	KeyRole          Key = "role"           // bounded: the neutral roles (format.Role), one meaning in every format
 	// Token usage of a response, in every format's terms.
 	KeyTokensIn         Key = "tokens_in"
 	KeyTokensOut        Key = "tokens_out"
@@ -41,10 +42,10 @@ const (
 
 var allKeys = []Key{KeyEventType, KeyNode, KeyIntegrity, KeyJobID, KeySessionID, KeySeq, KeyPod,
 	KeyAgentID, KeyModel, KeyStepIndex, KeyInvocationID, KeyToolName, KeyFile, KeyOffset,
-	KeySessionStart, KeySchemaVersion, KeyAnnotations, KeyFormat, KeyRunID, KeyState,
+	KeySessionStart, KeySchemaVersion, KeyAnnotations, KeyFormat, KeyRunID, KeyState, KeyRole,
 	KeyTokensIn, KeyTokensOut, KeyTokensCacheRead, KeyTokensCacheWrite}
 
-var boundedKeys = []Key{KeyEventType, KeyNode, KeyIntegrity, KeySchemaVersion, KeyFormat, KeyState}
+var boundedKeys = []Key{KeyEventType, KeyNode, KeyIntegrity, KeySchemaVersion, KeyFormat, KeyState, KeyRole}
 
 // Layout decides which keys become stream labels and which structured
 // metadata. Annotation details (violations, seq_gap, ...) are always
@@ -64,7 +65,7 @@ func DefaultLayout() Layout {
 	return Layout{
 		Labels: []Key{KeyFormat, KeyEventType, KeyNode},
 		Metadata: []Key{KeyJobID, KeySessionID, KeyRunID, KeySeq, KeyPod, KeyAgentID, KeyModel, KeyStepIndex,
-			KeyInvocationID, KeyToolName, KeyFile, KeyOffset, KeyIntegrity, KeyState,
+			KeyInvocationID, KeyToolName, KeyFile, KeyOffset, KeyIntegrity, KeyState, KeyRole,
 			KeyTokensIn, KeyTokensOut, KeyTokensCacheRead, KeyTokensCacheWrite, KeyAnnotations},
 	}
 }
