@@ -46,7 +46,7 @@ var Settings = []Setting{
 	{"Offset_Key", "offset", "Record key holding the line's byte offset (tail's Offset_Key)."},
 	{"Labels", "service_name=agent-sessions", "Static stream labels: k=v,k2=v2."},
 	{"Label_Keys", "format,event_type,node", "Per-line values sent as stream labels (bounded keys only)."},
-	{"Metadata_Keys", "job_id,session_id,run_id,seq,pod,agent_id,model,step_index,invocation_id,tool_name,file,byte_offset,integrity,state,role,tokens_in,tokens_out,tokens_cache_read,tokens_cache_write,annotations", "Per-line values sent as structured metadata."},
+	{"Metadata_Keys", "job_id,session_id,run_id,seq,pod,agent_id,model,step_index,invocation_id,tool_name,file,byte_offset,integrity,state,role,end_reason,tokens_in,tokens_out,tokens_cache_read,tokens_cache_write,annotations", "Per-line values sent as structured metadata."},
 	{"Allow_High_Cardinality_Labels", "off", "Allow job/session/... keys in Label_Keys (not for large clusters)."},
 	{"Node_Name", "$NODE_NAME or the host name", "The node label."},
 	{"Format", "auto", "Journal format of every file (cortex, codelia, orbitmesh, unknown), or auto: by path, confirmed by the first line."},

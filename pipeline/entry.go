@@ -256,6 +256,10 @@ func (p *Pipeline) addSharedKey(m *meta, k Key, f *fileState, it *item, ev *form
 		if it.outcome != integrity.Corrupt { // a corrupt line has no role
 			m.add(string(k), ev.Role.String())
 		}
+	case KeyEndReason:
+		if ev.Ends && it.outcome != integrity.Corrupt {
+			m.addBytes(string(k), ev.EndReason)
+		}
 	case KeyTokensIn, KeyTokensOut, KeyTokensCacheRead, KeyTokensCacheWrite:
 		if !it.usage.Has {
 			return

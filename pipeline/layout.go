@@ -33,6 +33,7 @@ const (
 	KeyRunID         Key = "run_id"         // high-cardinality
 	KeyState         Key = "state"          // bounded: a format's derived states
 	KeyRole          Key = "role"           // bounded: the neutral roles (format.Role), one meaning in every format
+	KeyEndReason     Key = "end_reason"     // bounded by the runtimes: how a line that ends a session or run says it ended
 	// Token usage of a response, in every format's terms.
 	KeyTokensIn         Key = "tokens_in"
 	KeyTokensOut        Key = "tokens_out"
@@ -42,7 +43,7 @@ const (
 
 var allKeys = []Key{KeyEventType, KeyNode, KeyIntegrity, KeyJobID, KeySessionID, KeySeq, KeyPod,
 	KeyAgentID, KeyModel, KeyStepIndex, KeyInvocationID, KeyToolName, KeyFile, KeyOffset,
-	KeySessionStart, KeySchemaVersion, KeyAnnotations, KeyFormat, KeyRunID, KeyState, KeyRole,
+	KeySessionStart, KeySchemaVersion, KeyAnnotations, KeyFormat, KeyRunID, KeyState, KeyRole, KeyEndReason,
 	KeyTokensIn, KeyTokensOut, KeyTokensCacheRead, KeyTokensCacheWrite}
 
 var boundedKeys = []Key{KeyEventType, KeyNode, KeyIntegrity, KeySchemaVersion, KeyFormat, KeyState, KeyRole}
@@ -65,7 +66,7 @@ func DefaultLayout() Layout {
 	return Layout{
 		Labels: []Key{KeyFormat, KeyEventType, KeyNode},
 		Metadata: []Key{KeyJobID, KeySessionID, KeyRunID, KeySeq, KeyPod, KeyAgentID, KeyModel, KeyStepIndex,
-			KeyInvocationID, KeyToolName, KeyFile, KeyOffset, KeyIntegrity, KeyState, KeyRole,
+			KeyInvocationID, KeyToolName, KeyFile, KeyOffset, KeyIntegrity, KeyState, KeyRole, KeyEndReason,
 			KeyTokensIn, KeyTokensOut, KeyTokensCacheRead, KeyTokensCacheWrite, KeyAnnotations},
 	}
 }
