@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,7 +101,40 @@ func TestCacheTokensAtTheirOwnPrices(t *testing.T) {
 	run := `"run_id":"8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a"`
 	data := []byte(`{"type":"header","schema_version":1,` + run + `,"started_at":"2026-02-03T12:00:00.123Z","model":{"provider":"anthropic","name":"claude-sonnet-4-5"}}` + "\n" +
 		`{"type":"llm.request",` + run + `,"ts":"2026-02-03T12:00:01.000Z","seq":1,"model":{"provider":"anthropic","name":"claude-sonnet-4-5"},"input":{"messages":[]}}` + "\n" +
-		`{"type":"llm.response",` + run + `,"ts":"2026-02-03T12:00:02.000Z","seq":1,"output":{"messages":[],"usage":{"model":"claude-sonnet-4-5","input_tokens":10000,"input_cached_tokens":8000,"input_cache_creation_tokens":1000,"output_tokens":200,"total_tokens":10200}}}` + "\n")
+		`{"type":"llm.response",` + run + `,"ts":"2026-02-03T12:00:02.000Z","seq":1,"output":{"messages":[],"usage":{"model":"claude-sonnet-4-5","input_tokens":1000,"input_cached_tokens":8000,"input_cache_creation_tokens":1000,"output_tokens":200,"total_tokens":1200}}}` + "\n")
+	e := newEnvPriced(t, nil, pricing.Default())
+	_, err := e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
+	require.NoError(t, err)
+	var resp capturedEntry
+	for _, en := range e.cap.entries() {
+		if strings.Contains(en.labels, `event_type="llm.response"`) {
+			resp = en
+		}
+	}
+	require.NotEmpty(t, resp.md, "the response was shipped")
+	// Anthropic's input_tokens are the uncached ones: tokens_in is the
+	// whole prompt, the cache reads and writes added back.
+	assert.Equal(t, "10000", resp.md["tokens_in"])
+	assert.Equal(t, "8000", resp.md["tokens_cache_read"])
+	assert.Equal(t, "1000", resp.md["tokens_cache_write"])
+	// 1000 uncached × $3/M + 8000 read × $0.30/M + 1000 written × $3.75/M
+	// + 200 out × $15/M.
+	assert.Equal(t, "0.01215", resp.md["cost_usd"])
+	tok := e.metrics.Tokens
+	assert.Equal(t, 10000.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "prompt", "default")))
+	assert.Equal(t, 8000.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "cache_read", "default")))
+	assert.Equal(t, 1000.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "cache_write", "default")))
+}
+
+// TestInclusiveInputIsNotAddedTwice: an OpenAI-style usage counts its
+// cached tokens inside input_tokens, so tokens_in is input_tokens as
+// written and only the uncached rest is charged at the input price.
+func TestInclusiveInputIsNotAddedTwice(t *testing.T) {
+	path := "/data/codelia/sessions/2026/02/03/8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a.jsonl"
+	run := `"run_id":"8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a"`
+	data := []byte(`{"type":"header","schema_version":1,` + run + `,"started_at":"2026-02-03T12:00:00.123Z","model":{"provider":"openai","name":"gpt-4.1"}}` + "\n" +
+		`{"type":"llm.request",` + run + `,"ts":"2026-02-03T12:00:01.000Z","seq":1,"input":{"messages":[]}}` + "\n" +
+		`{"type":"llm.response",` + run + `,"ts":"2026-02-03T12:00:02.000Z","seq":1,"output":{"messages":[],"usage":{"model":"gpt-4.1","input_tokens":10000,"input_cached_tokens":8000,"input_cache_creation_tokens":null,"output_tokens":200,"total_tokens":10200}}}` + "\n")
 	e := newEnvPriced(t, nil, pricing.Default())
 	_, err := e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
 	require.NoError(t, err)
@@ -113,12 +147,11 @@ func TestCacheTokensAtTheirOwnPrices(t *testing.T) {
 	require.NotEmpty(t, resp.md, "the response was shipped")
 	assert.Equal(t, "10000", resp.md["tokens_in"])
 	assert.Equal(t, "8000", resp.md["tokens_cache_read"])
-	assert.Equal(t, "1000", resp.md["tokens_cache_write"])
-	// 1000 uncached × $3/M + 8000 read × $0.30/M + 1000 written × $3.75/M
-	// + 200 out × $15/M.
-	assert.Equal(t, "0.01215", resp.md["cost_usd"])
-	tok := e.metrics.Tokens
-	assert.Equal(t, 10000.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "prompt", "default")))
-	assert.Equal(t, 8000.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "cache_read", "default")))
-	assert.Equal(t, 1000.0, testutil.ToFloat64(tok.WithLabelValues("claude-sonnet-4-5", "cache_write", "default")))
+	assert.Empty(t, resp.md["tokens_cache_write"])
+	pr, ok := pricing.Default().Lookup("", "gpt-4.1")
+	require.True(t, ok)
+	want := pr.CostUsage(2000, 200, 8000, 0)
+	got, err := strconv.ParseFloat(resp.md["cost_usd"], 64)
+	require.NoError(t, err)
+	assert.InDelta(t, want, got, 1e-9, "2000 uncached at the input price, 8000 at the cached price")
 }

@@ -29,7 +29,11 @@ func (j *judge) request(s *State, a *integrity.Arena, ev *format.Event) {
 	if s == nil {
 		return
 	}
-	v := s.request(ev.Seq, ev.Model)
+	exclusive := s.headerExclusive
+	if prov, ok := nonEmptyStr(c, rModelProvider); ok {
+		exclusive = exclusiveInput(prov)
+	}
+	v := s.request(ev.Seq, ev.Model, exclusive)
 	if v.kind == orderGap {
 		j.num = strconv.AppendInt(j.num[:0], v.last+1, 10)
 		if ev.Seq-1 > v.last+1 {
@@ -80,14 +84,19 @@ func (j *judge) response(s *State, a *integrity.Arena, ev *format.Event) {
 	if s == nil {
 		return
 	}
-	var model []byte
-	found := true
+	req, found := pending{exclusive: s.headerExclusive}, true
 	if ev.HasSeq {
-		model, found = s.response(ev.Seq)
+		req, found = s.response(ev.Seq)
 		if !found {
 			ev.Note(NoteResponseWithoutRequest, nil)
 		}
 	}
+	if u := &ev.Usage; u.Has && req.exclusive {
+		// tokens_in is the whole prompt (format.Usage): add back the
+		// cache reads and writes this provider leaves out.
+		u.Input += u.CacheRead + u.CacheWrite
+	}
+	model := req.model
 	if len(ev.Model) == 0 {
 		if len(model) == 0 {
 			model = s.headerModel
@@ -102,4 +111,14 @@ func count(c *integrity.Capture, id int) (int64, bool) {
 		return n, true
 	}
 	return 0, false
+}
+
+// exclusiveInput tells whether a provider's usage, as Codelia's adapter
+// copies it, counts input_tokens without the cached and cache-creation
+// tokens: Anthropic's does (its input_tokens are the uncached tokens, the
+// cache reads and writes come on top); OpenAI's and Google's count every
+// prompt token in input_tokens (docs/formats/codelia.md, Model and
+// tokens).
+func exclusiveInput(provider []byte) bool {
+	return string(provider) == "anthropic"
 }

@@ -123,6 +123,9 @@ func (j *judge) header(s *State, a *integrity.Arena, ev *format.Event) {
 		s.sessionID = append(s.sessionID[:0], ev.SessionID...)
 	}
 	s.headerModel = append(s.headerModel[:0], ev.Model...)
+	if prov, ok := nonEmptyStr(c, hModelProvider); ok {
+		s.headerExclusive = exclusiveInput(prov)
+	}
 	if len(ev.RunID) > 0 {
 		s.runID = append(s.runID[:0], ev.RunID...)
 		if len(s.pathRunID) > 0 && !bytes.Equal(s.pathRunID, ev.RunID) {

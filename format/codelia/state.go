@@ -26,6 +26,9 @@ type State struct {
 	runID       []byte
 	sessionID   []byte
 	headerModel []byte
+	// headerExclusive: the header's model.provider reports input_tokens
+	// without the cache (see exclusiveInput).
+	headerExclusive bool
 
 	lastReq   int64
 	hasReq    bool
@@ -42,8 +45,9 @@ type State struct {
 // pending is an unanswered llm.request. Its model buffer is reused by later
 // requests.
 type pending struct {
-	seq   int64
-	model []byte
+	seq       int64
+	model     []byte
+	exclusive bool // its provider's input_tokens leave the cache out
 }
 
 func newState(cfg *Config, p format.Path) *State {
@@ -125,8 +129,9 @@ func (s *State) event(seq int64) verdict {
 	return v
 }
 
-// request advances the invocation sequence and opens seq with its model.
-func (s *State) request(seq int64, model []byte) verdict {
+// request advances the invocation sequence and opens seq with its model
+// and whether its provider's input_tokens leave the cache out.
+func (s *State) request(seq int64, model []byte, exclusive bool) verdict {
 	v := judgeOrder(seq, s.lastReq, s.hasReq, true)
 	s.lastReq, s.hasReq = seq, true
 	i := s.find(seq)
@@ -145,6 +150,7 @@ func (s *State) request(seq int64, model []byte) verdict {
 		return v
 	}
 	s.open[i].model = append(s.open[i].model[:0], model...)
+	s.open[i].exclusive = exclusive
 	return v
 }
 
@@ -158,20 +164,22 @@ func (s *State) find(seq int64) int {
 }
 
 // response closes seq; found is false when no request of that seq is
-// open. model is the request's, valid until the next request.
-func (s *State) response(seq int64) (model []byte, found bool) {
+// open. req is the request's (its model valid until the next request);
+// without one, the header's provider decides exclusive.
+func (s *State) response(seq int64) (req pending, found bool) {
 	i := s.find(seq)
 	if i < 0 {
+		req.exclusive = s.headerExclusive
 		if s.untracked > 0 {
 			s.untracked-- // perhaps one not tracked: not annotated
-			return nil, true
+			return req, true
 		}
-		return nil, false
+		return req, false
 	}
 	last := len(s.open) - 1
 	s.open[i], s.open[last] = s.open[last], s.open[i]
 	s.open = s.open[:last]
-	return s.open[:last+1][last].model, true
+	return s.open[:last+1][last], true
 }
 
 // status takes a run.status value ("" when outside the enum).

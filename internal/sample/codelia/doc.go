@@ -75,7 +75,9 @@
 // run_id than the file name's (it ships what it states). Tokens
 // are what the product ships in tokens_in, tokens_out, tokens_cache_read
 // and tokens_cache_write (input_tokens, output_tokens, input_cached_tokens
-// and input_cache_creation_tokens, null as 0), on Counted lines only: a
+// and input_cache_creation_tokens, null as 0; for an Anthropic model,
+// whose input_tokens leave the cache out, PromptTokens adds the cache
+// reads and writes back: tokens_in is the whole prompt), on Counted lines only: a
 // valid llm.response with a usage object. State is the derived run state
 // shipped in `state`: the last run.status value or run.end outcome,
 // "other" for a value outside the spec's enums, "" before any and on

@@ -48,6 +48,7 @@ type usage struct {
 	cached, creation         int64
 	cachedNull, creationNull bool // written as null
 	noCached, noCreation     bool // left out
+	exclusive                bool // input leaves the cache out (the provider's style)
 	omitTotal                bool // total_tokens left out: schema-invalid
 }
 
@@ -55,7 +56,7 @@ type usage struct {
 // tokens long, after one whose prompt was prev tokens long (0 for the
 // run's first), answered in output tokens.
 func (p provider) newUsage(x *rng, model string, prompt, prev, output int64) *usage {
-	u := &usage{model: model, output: output}
+	u := &usage{model: model, output: output, exclusive: p.style == exclusive}
 	switch p.style {
 	case exclusive:
 		fresh := min(x.Between64(2, 14), prompt)

@@ -104,6 +104,9 @@ func (t *fileTruth) line(off int64, line []byte, rc *rec) sample.Line {
 		l.Counted = true
 		l.PromptTokens, l.CompletionTokens = u.input, u.output
 		l.CacheReadTokens, l.CacheWriteTokens = u.cacheReadTokens(), u.cacheWriteTokens()
+		if u.exclusive { // tokens_in is the whole prompt: the cache comes on top
+			l.PromptTokens += l.CacheReadTokens + l.CacheWriteTokens
+		}
 	}
 	t.lines++
 	t.readable = true
