@@ -127,6 +127,18 @@ func CheckSettings(get Getter) (ledger.Config, error) {
 	return c.ledger, nil
 }
 
+// FormatSettings parses and validates every setting read through get, as
+// NewInstance does, and returns how journal formats are found (Format,
+// Format_Roots): what a command beside the plugin (retention) needs to
+// judge each file by the format the plugin shipped it with.
+func FormatSettings(get Getter) (registry.Config, error) {
+	c, err := parseConfig(get)
+	if err != nil {
+		return registry.Config{}, err
+	}
+	return c.pipeline.Formats, nil
+}
+
 func (c config) validate() error {
 	for _, err := range []error{c.chunk.Validate(), c.pipeline.Validate(), c.loki.Validate(), c.deadLetter.Validate(), c.metrics.Validate(), c.pricing.Validate()} {
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/journalship/journalship/finalize"
 	"github.com/journalship/journalship/format/registry"
@@ -69,19 +68,7 @@ func (a *Agent) Metrics() *Metrics { return a.m }
 // sweep is logged and retried at the next interval. It returns nil when
 // ctx is cancelled (a graceful stop).
 func (a *Agent) Run(ctx context.Context) error {
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		if _, err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
-			a.log.Errorf("sweep failed: %v", err)
-		}
-		t.Reset(a.cfg.Interval)
-	}
+	return (&Fleet{agents: []*Agent{a}, interval: a.cfg.Interval}).Run(ctx)
 }
 
 // Sweep runs one sweep over the root. The error is non-nil only when the
@@ -89,18 +76,16 @@ func (a *Agent) Run(ctx context.Context) error {
 // (a job whose status is unknown, a file that cannot be deleted) is kept,
 // logged, counted and reported.
 func (a *Agent) Sweep(ctx context.Context) (*Report, error) {
-	r := &Report{DryRun: a.cfg.DryRun, Start: time.Now(), Kept: map[string]int{}}
-	defer func() {
-		r.End = time.Now()
-		r.Duration = r.End.Sub(r.Start)
-		a.m.record(r)
-		a.log.Infof("%s", r.Summary())
-	}()
+	return (&Fleet{agents: []*Agent{a}, interval: a.cfg.Interval}).Sweep(ctx)
+}
+
+// sweep sweeps the root into r, which the caller records.
+func (a *Agent) sweep(ctx context.Context, r *Report) error {
 	rt, err := openRoot(a.cfg.Root)
 	if err != nil {
 		r.Errors, r.Failed = r.Errors+1, true
 		a.m.Errors.WithLabelValues("root").Inc()
-		return r, err
+		return err
 	}
 	defer rt.Close()
 	s := &sweep{Agent: a, r: r, rt: rt, now: a.cfg.Now()}
@@ -114,11 +99,11 @@ func (a *Agent) Sweep(ctx context.Context) (*Report, error) {
 	if err != nil {
 		r.Errors, r.Failed = r.Errors+1, true
 		a.m.Errors.WithLabelValues("list").Inc()
-		return r, &RootError{Root: a.cfg.Root, Err: err}
+		return &RootError{Root: a.cfg.Root, Err: err}
 	}
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
-			return r, err
+			return err
 		}
 		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
 			s.keep(Decision{Path: s.abs(e.Name()), Reason: KeepNotJobDir, Detail: "a " + journalfile.Kind(e.Type()) + ", not a job directory: left alone"})
@@ -130,7 +115,7 @@ func (a *Agent) Sweep(ctx context.Context) (*Report, error) {
 		}
 		s.job(ctx, e.Name())
 	}
-	return r, nil
+	return nil
 }
 
 // openRoot checks the root (an existing directory, not a symlink) and
