@@ -20,6 +20,7 @@ import (
 	"github.com/journalship/journalship/format/cortex"
 	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/registry"
+	"github.com/journalship/journalship/retention"
 )
 
 // Every journal format's default layout, tailed by every shipped
@@ -338,14 +339,25 @@ func TestDaemonSetMountsEveryJournalRoot(t *testing.T) {
 				assert.True(t, ok, "%s: the plugin reads %s: mounted too", jc, sf)
 			}
 		}
-		if rm, _, ok := nodeMount(c.ds, ret, jc.journal); ok {
+		rm, rhp, ok := nodeMount(c.ds, ret, jc.journal)
+		if assert.True(t, ok, "%s: retention sweeps every format's root: it mounts it", jc) {
 			assert.False(t, rm.ReadOnly, "%s: retention mounts %s to delete there", jc, rm.MountPath)
-		}
-		if root := flagArgs(ret.Args)["root"]; under(jc.journal, root) {
-			_, _, ok := nodeMount(c.ds, ret, jc.journal)
-			assert.True(t, ok, "%s: retention sweeps --root=%s: it mounts it", jc, root)
+			assert.Equal(t, hp.Path, rhp.Path, "%s: retention sees the files Fluent Bit ships", jc)
 		}
 	}
+	assert.ElementsMatch(t, formatRoots(cases), retention.ParseRoots(flagArgs(ret.Args)["root"]),
+		"retention's --root lists every format's root in Format_Roots")
+}
+
+// formatRoots returns the distinct roots of the cases, in order.
+func formatRoots(cases []journalCase) []string {
+	var out []string
+	for _, jc := range cases {
+		if !slices.Contains(out, jc.root) {
+			out = append(out, jc.root)
+		}
+	}
+	return out
 }
 
 // composeMount returns the service's volume holding p.
@@ -385,8 +397,12 @@ func TestComposeMountsEveryJournalRoot(t *testing.T) {
 				assert.True(t, ok && sv.Source == v.Source, "%s: the plugin reads %s: in the same volume", jc, sf)
 			}
 		}
-		if rv, ok := composeMount(ret, jc.journal); ok {
+		rv, ok := composeMount(ret, jc.journal)
+		if assert.True(t, ok, "%s: retention sweeps every format's root: it mounts it", jc) {
 			assert.False(t, rv.ReadOnly, "%s: retention mounts %s to delete there", jc, rv.Target)
+			assert.Equal(t, v.Source, rv.Source, "%s: retention sees the files Fluent Bit ships", jc)
 		}
 	}
+	assert.ElementsMatch(t, formatRoots(cases), retention.ParseRoots(flagArgs(ret.Command)["root"]),
+		"retention's --root lists every format's root in Format_Roots")
 }

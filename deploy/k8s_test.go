@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/journalship/journalship/retention"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -285,8 +286,8 @@ func TestDaemonSetVolumes(t *testing.T) {
 	sessions, state := volume(t, c.ds, "sessions").HostPath, volume(t, c.ds, "state").HostPath
 	require.NotNil(t, sessions)
 	require.NotNil(t, state)
-	// The Cortex Plane journals, the ones retention sweeps (--root below);
-	// the other formats' roots: TestDaemonSetMountsEveryJournalRoot.
+	// The Cortex Plane journals; every format's roots, tailed and swept:
+	// TestDaemonSetMountsEveryJournalRoot.
 	assert.True(t, slices.ContainsFunc(ins, func(in flbSection) bool { return value(in, "Path") == sessions.Path+"/*/*.jsonl" }),
 		"a tail input reads %s/*/*.jsonl", sessions.Path)
 	onState := []string{value(svc, "storage.path"), setting(out, "Ledger_Path"), setting(out, "Dead_Letter_Path")}
@@ -304,7 +305,7 @@ func TestDaemonSetVolumes(t *testing.T) {
 		m, ok = mountOf(ctr, "state")
 		assert.True(t, ok && m.MountPath == state.Path && !m.ReadOnly, "%s shares the state", name)
 	}
-	assert.Equal(t, sessions.Path, flagArgs(container(t, c.ds, "retention").Args)["root"])
+	assert.Contains(t, retention.ParseRoots(flagArgs(container(t, c.ds, "retention").Args)["root"]), sessions.Path)
 	auth := volume(t, c.ds, "loki-auth").Secret
 	require.NotNil(t, auth)
 	assert.True(t, *auth.Optional, "pods start without the Secret")

@@ -22,6 +22,7 @@ import (
 // retentionOpts are the retention command's own flags.
 type retentionOpts struct {
 	cfg         retention.Config
+	roots       string // --root: comma-separated
 	fin         finalize.Config
 	pg          retention.PGConfig
 	status      string
@@ -31,8 +32,11 @@ type retentionOpts struct {
 
 const retentionAbout = `Deletes journal files once every byte is in Loki and their job is over.
 A job directory's files go when the job is terminal and --post-terminal has
-passed since it finished; any file older than --max-age is a safety-net
-candidate. Either way a file is first finalized (its remaining lines and
+passed since it finished; a run that is its own file (Codelia, OrbitMesh)
+goes when it ended --post-terminal ago; any file older than --max-age is a
+safety-net candidate. --root may list several roots (a node's formats each
+under their own), swept one after the other; each file is judged by the
+format the plugin gives it (--format, --format-roots). Either way a file is first finalized (its remaining lines and
 truncated-tail marker shipped) and deleted only when the ledger accounts
 for every byte of it. Runs as a daemon (a sweep every --interval) or once
 (--once); --dry-run prints what would be deleted and why, and writes
@@ -42,7 +46,8 @@ func retentionFlags(fs *flag.FlagSet) (output.Getter, *retentionOpts) {
 	get := settingFlags(fs, map[string]string{"Metrics_Address": "127.0.0.1:2022"})
 	o := &retentionOpts{cfg: retention.DefaultConfig(), fin: finalize.DefaultConfig(), pg: retention.DefaultPGConfig()}
 	o.fin.Backfill.MaxElapsed = 30 * time.Second
-	fs.StringVar(&o.cfg.Root, "root", o.cfg.Root, "sessions root, <root>/<job_id>/*.jsonl (absolute, spelled as tail reports paths)")
+	o.roots = o.cfg.Root
+	fs.StringVar(&o.roots, "root", o.roots, "sessions roots, comma-separated: <root>/<job_id>/*.jsonl, or a runtime's tree of one file per run (absolute, spelled as tail reports paths)")
 	fs.DurationVar(&o.cfg.PostTerminal, "post-terminal", o.cfg.PostTerminal, "keep a terminal job's files this long after it finished")
 	fs.DurationVar(&o.cfg.MaxAge, "max-age", o.cfg.MaxAge, "a file whose mtime is older is deleted whatever its job's state (once fully in Loki)")
 	fs.DurationVar(&o.cfg.Interval, "interval", o.cfg.Interval, "time between sweeps (daemon mode)")
@@ -58,7 +63,7 @@ func retentionFlags(fs *flag.FlagSet) (output.Getter, *retentionOpts) {
 }
 
 func runRetention(args []string, stdout io.Writer) error {
-	c := newCommand("retention", "journalship retention --root DIR [--once] [--dry-run] [flags]", retentionAbout)
+	c := newCommand("retention", "journalship retention --root DIR[,DIR...] [--once] [--dry-run] [flags]", retentionAbout)
 	c.out = stdout
 	get, o := retentionFlags(c.fs)
 	if err := c.parse(args); err != nil {
@@ -80,16 +85,27 @@ func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io
 	// A file modified within --stale-after is never deleted: the finalizer
 	// would not call it finished either.
 	o.cfg.QuietPeriod = o.fin.StaleAfter
+	roots := retention.ParseRoots(o.roots)
+	if len(roots) > 0 {
+		o.cfg.Root = roots[0]
+	} else {
+		o.cfg.Root = ""
+	}
 	if err := o.cfg.Validate(); err != nil {
 		return err
 	}
+	formats, err := output.FormatSettings(get)
+	if err != nil {
+		return err
+	}
+	o.cfg.Formats = formats
 	status, closeStatus, err := buildStatus(o)
 	if err != nil {
 		return err
 	}
 	defer closeStatus()
 	if o.cfg.DryRun {
-		return retentionDryRun(ctx, get, o, status, w)
+		return retentionDryRun(ctx, get, o, roots, status, w)
 	}
 	inst, err := output.NewInstance(func(k string) string {
 		if strings.EqualFold(k, "Metrics_Address") {
@@ -123,11 +139,11 @@ func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io
 	if err != nil {
 		return err
 	}
-	agent, err := retention.New(o.cfg, status, fin, inst.Ledger(), m)
+	fleet, err := retention.NewFleet(o.cfg, roots, status, fin, inst.Ledger(), m)
 	if err != nil {
 		return err
 	}
-	return sweepOrRun(ctx, agent, o.once, w)
+	return sweepOrRun(ctx, fleet, o.once, w)
 }
 
 // retentionDryRun judges the root with the ledger opened read-only and
@@ -135,7 +151,7 @@ func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io
 // shipped, finalized, deleted or forgotten, and no metrics port is taken
 // (a dry run beside a running agent must not fight it for 2022). A ledger
 // that does not exist yet means nothing is shipped yet.
-func retentionDryRun(ctx context.Context, get output.Getter, o *retentionOpts, status retention.Status, w io.Writer) error {
+func retentionDryRun(ctx context.Context, get output.Getter, o *retentionOpts, roots []string, status retention.Status, w io.Writer) error {
 	lcfg, err := output.CheckSettings(get)
 	if err != nil {
 		return err
@@ -155,11 +171,11 @@ func retentionDryRun(ctx context.Context, get output.Getter, o *retentionOpts, s
 	default:
 		return &output.PathError{Setting: "Ledger_Path", Path: lcfg.Path, Err: err}
 	}
-	agent, err := retention.New(o.cfg, status, nil, l, nil)
+	fleet, err := retention.NewFleet(o.cfg, roots, status, nil, l, nil)
 	if err != nil {
 		return err
 	}
-	return sweepOrRun(ctx, agent, o.once, w)
+	return sweepOrRun(ctx, fleet, o.once, w)
 }
 
 // emptyLedger is a ledger with nothing in it, for a dry run before any
@@ -176,11 +192,11 @@ func (emptyLedger) Forget(context.Context, string) error {
 
 // sweepOrRun runs one sweep and prints its report (once) or sweeps until
 // ctx ends.
-func sweepOrRun(ctx context.Context, agent *retention.Agent, once bool, w io.Writer) error {
+func sweepOrRun(ctx context.Context, fleet *retention.Fleet, once bool, w io.Writer) error {
 	if !once {
-		return agent.Run(ctx)
+		return fleet.Run(ctx)
 	}
-	rep, err := agent.Sweep(ctx)
+	rep, err := fleet.Sweep(ctx)
 	if rep != nil {
 		rep.Print(w)
 	}

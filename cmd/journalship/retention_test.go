@@ -30,6 +30,9 @@ func TestRetentionRefusesBadFlags(t *testing.T) {
 		{"postgres without dsn", []string{"--once", "--root", dir, "--status", "postgres"}, "pg-dsn"},
 		{"query without $1", []string{"--once", "--root", dir, "--status", "postgres", "--pg-dsn", "postgres://x@h/db", "--pg-query", "SELECT 1"}, "$1"},
 		{"positional args", []string{"--once", dir}, "the sessions root is --root"},
+		{"nested roots", []string{"--once", "--root", dir + "," + filepath.Join(dir, "job1"), "--metrics-address", "off",
+			"--ledger-path", filepath.Join(dir, "l.db"), "--dead-letter-path", filepath.Join(dir, "dl.jsonl")}, "not inside one another"},
+		{"bad format roots", []string{"--once", "--root", dir, "--format-roots", "nosuch=/x"}, "nosuch"},
 		{"no ledger", []string{"--once", "--root", dir, "--ledger-path", "none", "--metrics-address", "off"}, "needs the ledger"},
 	}
 	for _, c := range cases {
@@ -204,4 +207,57 @@ func listTree(t *testing.T, dir string) []string {
 		return nil
 	}))
 	return out
+}
+
+// TestRetentionSeveralRootsByTheirFormats: one --once run sweeps a node's
+// roots (a Cortex Plane job, a Codelia run) and judges each file by the
+// format the plugin's settings give it: with --format-roots confining
+// Codelia elsewhere, its run tree is not a run tree and nothing is
+// deleted there.
+func TestRetentionSeveralRootsByTheirFormats(t *testing.T) {
+	dir := t.TempDir()
+	cortexRoot, codeliaRoot := filepath.Join(dir, "sessions"), filepath.Join(dir, "codelia")
+	ended := time.Now().Add(-30 * time.Hour).UTC()
+	ts := ended.Format("2006-01-02T15:04:05.000Z")
+	job := filepath.Join(cortexRoot, "job1", "session_20260301T100000Z_p.jsonl")
+	jobData := []byte(`{"type":"SESSION_START","timestamp":"` + ts + `"}` + "\n" + `{"type":"SESSION_END","timestamp":"` + ts + `","reason":"completed"}` + "\n")
+	run := filepath.Join(codeliaRoot, "sessions", "2026", "02", "03", "8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a.jsonl")
+	runData, err := os.ReadFile("../../format/codelia/testdata/spec-example.jsonl")
+	require.NoError(t, err)
+	ledgerPath := filepath.Join(dir, "ledger.db")
+	l, err := ledger.Open(ledger.Config{Path: ledgerPath})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for path, data := range map[string][]byte{job: jobData, run: runData} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		require.NoError(t, os.Chtimes(path, ended, ended))
+		n := int64(len(data))
+		require.NoError(t, l.Record(ctx, []ledger.Segment{{Path: path, Start: 0, End: n, Lines: 2, FirstSeq: -1, LastSeq: -1}}))
+		require.NoError(t, l.MarkFinished(ctx, path, "", n, n))
+	}
+	require.NoError(t, l.Close())
+	run1 := func(extra ...string) string {
+		t.Helper()
+		fs := flag.NewFlagSet("retention", flag.ContinueOnError)
+		get, o := retentionFlags(fs)
+		args := append([]string{"--once", "--root", cortexRoot + "," + codeliaRoot, "--ledger-path", ledgerPath,
+			"--dead-letter-path", filepath.Join(dir, "dl.jsonl"), "--loki-url", "http://" + deadAddr(t),
+			"--metrics-address", "off", "--log-level", "error"}, extra...)
+		require.NoError(t, fs.Parse(args))
+		o.once, o.metricsAddr = true, get("Metrics_Address")
+		var out bytes.Buffer
+		o.cfg.Log = &out
+		require.NoError(t, retentionRun(ctx, get, o, &out))
+		return out.String()
+	}
+	out := run1("--dry-run", "--format-roots", "codelia="+filepath.Join(dir, "elsewhere"))
+	assert.Contains(t, out, "would delete "+job)
+	assert.NotContains(t, out, "would delete "+run, "Codelia is confined elsewhere: no run tree here")
+	out = run1("--format-roots", "cortex="+cortexRoot+",codelia="+codeliaRoot)
+	assert.Contains(t, out, "deleted "+job+" — job_terminal: ")
+	assert.Contains(t, out, "deleted "+run+" — run_over: ")
+	assert.NoFileExists(t, job)
+	assert.NoFileExists(t, run)
+	assert.DirExists(t, filepath.Join(codeliaRoot, "sessions"), "the runtime's sessions directory stays")
 }
