@@ -134,9 +134,13 @@ func (s *State) Open() []string {
 }
 
 // snapApplies tells whether the snapshot's facts apply after the lines so
-// far: it describes the session as of its last_seq or later.
+// far: it describes the session as of its last_seq or later. Without a
+// last_seq (none written, or a half-written snapshot beside a whole token
+// index) nothing says which lines it describes: it applies to Derived
+// only, never to a line (a later token state must not mark an earlier
+// wait interrupted).
 func (s *State) snapApplies() bool {
-	return s.hasSnap && (!s.snap.HasLastSeq || s.hasMaxSeq && s.maxSeq >= s.snap.LastSeq)
+	return s.hasSnap && s.snap.HasLastSeq && s.hasMaxSeq && s.maxSeq >= s.snap.LastSeq
 }
 
 // derive applies the rules of docs/formats/orbitmesh.md, Derived status,

@@ -145,8 +145,17 @@ func TestSnapshotAppliesFromItsLastSeq(t *testing.T) {
 	assert.Empty(t, notes(&evs[2]))
 	assert.Equal(t, StatusInterruptedWaiting, st.Derived())
 
+	// Without a last_seq nothing says which lines the snapshot describes:
+	// it decides the status now, never a line's.
+	sn = snapWait(base)
+	st, evs = run(t, &sn, started, waiting, rec(3, "status.derived", "status", "waiting"))
+	assert.Equal(t, StatusWaiting, evs[2].State)
+	assert.Empty(t, notes(&evs[2]), "no false status_disagrees")
+	assert.Equal(t, StatusInterruptedWaiting, st.Derived())
+
 	// The line's ts, not the clock, decides a deadline for the line.
 	sn = snapWait(base.Add(10 * time.Second))
+	sn.LastSeq, sn.HasLastSeq = 2, true
 	st, evs = run(t, &sn, started, waiting, rec(20, "message.user", "message_id", "m"))
 	assert.Equal(t, StatusWaiting, evs[1].State, "at 10:00:02 the deadline 10:00:10 is ahead")
 	assert.Equal(t, StatusInterruptedWaiting, evs[2].State, "at 10:00:20 it has passed")
