@@ -68,8 +68,8 @@
 // ended ("completed", "failed", "cancelled", "interrupted"; "" when it
 // goes on or was cut off by a crash). RunID, JobID, Pod and AgentID are
 // empty: the product ships run_id per line, from each record's run_id
-// (run.*, token.* and the run's messages carry one), which a file-wide
-// RunID cannot say.
+// (run.*, token.* and the run's messages carry one), which each line's
+// [sample.Line.RunID] states.
 //
 // State is the derived status the product must ship with the line, after
 // it: the rules of docs/formats/orbitmesh.md (Derived status), the plan's

@@ -10,20 +10,12 @@ import (
 // session order, and the side files beside them. It returns a
 // *sample.ConfigError when cfg is invalid.
 func Generate(cfg Config) (*sample.Corpus, error) {
-	c, _, err := generate(cfg)
-	return c, err
-}
-
-// generate also returns, by file and line, the run_id each line ships
-// with: sample.Line has no field for it.
-func generate(cfg Config) (*sample.Corpus, [][]string, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	start := cfg.Start.UTC().Truncate(time.Millisecond)
 	spacing := min(3*time.Minute, 20*time.Minute/time.Duration(cfg.Sessions))
 	c := &sample.Corpus{}
-	var runIDs [][]string
 	for i := range cfg.Sessions {
 		x := newRNG(cfg.Seed, uint64(i)+1)
 		at := start.Add(time.Duration(i) * spacing)
@@ -34,11 +26,10 @@ func generate(cfg Config) (*sample.Corpus, [][]string, error) {
 		s.scenario(i, cfg.Faults)
 		r, err := s.render()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		c.Files = append(c.Files, r.file)
 		c.Side = append(c.Side, r.side...)
-		runIDs = append(runIDs, r.runIDs)
 	}
-	return c, runIDs, nil
+	return c, nil
 }

@@ -25,15 +25,15 @@ import (
 func TestProductAgrees(t *testing.T) {
 	for name, cfg := range crossConfigs() {
 		t.Run(name, func(t *testing.T) {
-			c, runIDs, err := generate(cfg)
+			c, err := Generate(cfg)
 			require.NoError(t, err)
 			root := t.TempDir()
 			require.NoError(t, c.WriteTo(root))
 			// The clock of Derived: after the corpus, before any 4 h approval
 			// deadline; line statuses use each line's own ts.
 			reg := newRegistry(t, cfg.Start.Add(80*time.Minute))
-			for i, f := range c.Files {
-				checkFile(t, reg, filepath.Join(root, filepath.FromSlash(f.Rel)), f, runIDs[i])
+			for _, f := range c.Files {
+				checkFile(t, reg, filepath.Join(root, filepath.FromSlash(f.Rel)), f)
 			}
 			checkSideFiles(t, reg, root, c.Side)
 		})
@@ -64,7 +64,7 @@ func newRegistry(t *testing.T, now time.Time) *registry.Registry {
 }
 
 // checkFile replays f as the pipeline does and compares line by line.
-func checkFile(t *testing.T, reg *registry.Registry, path string, f sample.File, runIDs []string) {
+func checkFile(t *testing.T, reg *registry.Registry, path string, f sample.File) {
 	t.Helper()
 	first, _, _ := bytes.Cut(f.Data, []byte{'\n'})
 	d := reg.Detect(path, first)
@@ -87,7 +87,6 @@ func checkFile(t *testing.T, reg *registry.Registry, path string, f sample.File,
 	prev := integrity.Prev{Known: true, AtStart: true}
 	var a integrity.Arena
 	var ev format.Event
-	require.Len(t, runIDs, len(f.Lines))
 	for i, l := range f.Lines {
 		a.Reset(0)
 		j.Judge([]byte(l.Text), st, &a, &ev)
@@ -96,7 +95,7 @@ func checkFile(t *testing.T, reg *registry.Registry, path string, f sample.File,
 		where := fmt.Sprintf("%s line %d (offset %d): %s", f.Rel, i, l.Offset, l.Text)
 		assert.Equal(t, l.Expect, shipped(&ev, jd, d.Path), "annotations of %s", where)
 		assert.Equal(t, l.State, ev.State, "state of %s", where)
-		checkEvent(t, l, &ev, runIDs[i], where)
+		checkEvent(t, l, &ev, l.RunID, where)
 	}
 	last := f.Lines[len(f.Lines)-1]
 	assert.Equal(t, last.State, st.Derived(), "%s: the status now is the last line's", f.Rel)

@@ -8,12 +8,10 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 )
 
-// rendered is one session's file and side files, with the run_id each of
-// its lines ships with ("" when none).
+// rendered is one session's file and side files.
 type rendered struct {
-	file   sample.File
-	side   []sample.SideFile
-	runIDs []string
+	file sample.File
+	side []sample.SideFile
 }
 
 // render serializes the session's records, applies what happened to their
@@ -45,11 +43,11 @@ func (s *session) render() (rendered, error) {
 		case r.torn && i+1 < len(s.recs):
 			line = tornLine(s.x, line, enc[i+1])
 			out.file.Lines = append(out.file.Lines, corruptLine(off, string(line[:len(line)-1])))
-			out.runIDs = append(out.runIDs, "")
 			i++
 		default:
-			out.file.Lines = append(out.file.Lines, lineTruth(off, string(line[:len(line)-1]), r, f, q, t))
-			out.runIDs = append(out.runIDs, r.runID)
+			l := lineTruth(off, string(line[:len(line)-1]), r, f, q, t)
+			l.RunID = r.runID // the run each record states (the file has none of its own)
+			out.file.Lines = append(out.file.Lines, l)
 		}
 		data.Write(line)
 	}
