@@ -12,6 +12,7 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/loader"
 	composetypes "github.com/compose-spec/compose-go/v2/types"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/retention"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -130,7 +131,9 @@ func TestComposeWiring(t *testing.T) {
 	assert.Equal(t, []string{img.journalship}, []string(ret.Entrypoint))
 	assert.Equal(t, []string{img.journalship}, []string(sim.Entrypoint))
 	assert.Equal(t, "simulate", sim.Command[0])
-	assert.Equal(t, "/data/sessions", flagArgs(sim.Command)["dir"])
+	simRoots, err := registry.ParseRoots(flagArgs(sim.Command)["format-roots"])
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/data/sessions"}, simRoots["cortex"], "the simulator writes Cortex Plane journals where retention and tail look")
 	assert.Contains(t, retention.ParseRoots(flagArgs(ret.Command)["root"]), "/data/sessions", "retention sweeps the simulator's root")
 
 	lokiURL, err := url.Parse(setting(out, "Loki_URL"))

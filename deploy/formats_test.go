@@ -380,8 +380,14 @@ func TestComposeMountsEveryJournalRoot(t *testing.T) {
 	conf := loadFLB(t, "deploy/compose/fluent-bit.conf")
 	cases, bad := journalCases(conf.only(t, "OUTPUT", "journalship"))
 	require.Empty(t, bad)
-	flb, ret := mustService(t, p, "fluent-bit"), mustService(t, p, "retention")
+	flb, ret, sim := mustService(t, p, "fluent-bit"), mustService(t, p, "retention"), mustService(t, p, "simulator")
+	simRoots, err := registry.ParseRoots(flagArgs(sim.Command)["format-roots"])
+	require.NoError(t, err)
 	for _, jc := range cases {
+		assert.Equal(t, []string{jc.root}, simRoots[jc.format.Name()], "%s: the simulator writes it under its Format_Roots root", jc)
+		if sv, ok := composeMount(sim, jc.journal); assert.True(t, ok, "%s: the simulator mounts where it writes", jc) {
+			assert.False(t, sv.ReadOnly, jc.String())
+		}
 		v, ok := composeMount(flb, jc.journal)
 		if !assert.True(t, ok, "%s: fluent-bit mounts no volume holding it", jc) {
 			continue
@@ -396,6 +402,9 @@ func TestComposeMountsEveryJournalRoot(t *testing.T) {
 				sv, ok := composeMount(flb, sf)
 				assert.True(t, ok && sv.Source == v.Source, "%s: the plugin reads %s: in the same volume", jc, sf)
 			}
+		}
+		if sv, ok := composeMount(sim, jc.journal); ok {
+			assert.Equal(t, v.Source, sv.Source, "%s: Fluent Bit tails what the simulator writes", jc)
 		}
 		rv, ok := composeMount(ret, jc.journal)
 		if assert.True(t, ok, "%s: retention sweeps every format's root: it mounts it", jc) {

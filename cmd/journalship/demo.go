@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -19,15 +20,16 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 )
 
-// runDemo is `make run`: a local Loki, a realistic sample of journals
-// (several jobs, a crash, a gap, corruption), shipped through the same
-// pipeline the plugin runs, then what landed, read back with LogQL.
+// runDemo is `make run`: a local Loki, a realistic sample of journals of
+// every format (jobs, runs and sessions, crashes, gaps, corruption),
+// shipped through the same pipeline the plugin runs, then what landed,
+// read back with LogQL.
 func runDemo(args []string, stdout io.Writer) error {
 	c := newCommand("demo", "journalship demo [--keep] [--dir DIR] [--loki-url URL] [--jobs N] [--seed N]", demoAbout)
 	c.out = stdout
-	dir := c.fs.String("dir", "", "work directory: the sample journals, the ledger, the dead letters, Loki's data (default: a new temp dir)")
+	dir := c.fs.String("dir", "", "work directory: the sample journals (DIR/sessions, DIR/codelia, DIR/orbitmesh), the ledger, the dead letters, Loki's data (default: a new temp dir)")
 	seed := c.fs.Int64("seed", 1, "sample seed")
-	jobs := c.fs.Int("jobs", 6, "jobs in the sample")
+	jobs := c.fs.Int("jobs", 6, "Cortex Plane jobs, Codelia runs and OrbitMesh sessions in the sample (each at least what its fault scenarios need)")
 	keep := c.fs.Bool("keep", false, "leave Loki running until Ctrl-C, to explore what landed (in Grafana, LogCLI or curl)")
 	lokiURL := c.fs.String("loki-url", "", "ship to this (empty) Loki instead of starting one")
 	if err := c.parse(args); err != nil {
@@ -35,6 +37,9 @@ func runDemo(args []string, stdout io.Writer) error {
 	}
 	if c.fs.NArg() > 0 {
 		return c.usage("unexpected arguments %q", c.fs.Args())
+	}
+	if *jobs < 1 || *jobs > sample.MaxJobs {
+		return c.usage("--jobs %d is outside [1, %d]", *jobs, sample.MaxJobs)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -45,32 +50,51 @@ func runDemo(args []string, stdout io.Writer) error {
 		}
 		*dir = d
 	}
-	d := &demo{out: stdout, dir: *dir, lokiURL: *lokiURL}
+	abs, err := filepath.Abs(*dir) // Format_Roots takes absolute roots
+	if err != nil {
+		return err
+	}
+	d := &demo{out: stdout, dir: abs, lokiURL: *lokiURL}
 	return d.run(ctx, *seed, *jobs, *keep)
 }
 
 const demoAbout = `What 'make run' runs: starts a local Loki (bin/loki, found beside this
 executable, in the repository's bin/ or on PATH; $JOURNALSHIP_LOKI
 overrides) on a free loopback port, writes a realistic sample of journals
-(several jobs, a crashed session, a seq gap, corruption), ships it through
-the plugin's pipeline, finalizes it, and prints what landed, read back
-with LogQL: lines by event type, tokens and dollars by model, the audit
-trail of the crashed session.
+of every format, each under its own root (Cortex Plane jobs in DIR/sessions,
+Codelia runs in DIR/codelia, OrbitMesh sessions in DIR/orbitmesh; each
+with its fault scenarios: crashes, seq gaps, corruption), ships them
+through the plugin's pipeline with those roots as Format_Roots, finalizes
+them, and prints what landed, read back with LogQL: lines by format and
+event type, annotations by format, tokens and dollars by model checked
+against the journals, and the audit trail of a crashed session of each
+format.
 
 With --keep, Loki stays up until Ctrl-C: point a Grafana Loki data source
 at the URL it prints (Grafana in a container: run it with --network host),
 or query it with curl or logcli.`
 
+// demo is one run of `journalship demo`: its work directory, its Loki and
+// the sample it wrote.
 type demo struct {
 	out      io.Writer
 	dir      string
 	lokiURL  string
 	query    *lokiquery.Client
-	corpus   *sample.Corpus
+	samples  []demoSample // one per format, in sampleFormats' order
 	start    time.Time
 	mismatch bool
 }
 
+// demoSample is one format's sample corpus and where it was written.
+type demoSample struct {
+	format *sampleFormat
+	root   string
+	corpus *sample.Corpus
+}
+
+// run starts Loki (unless given one), writes, ships and reports the sample
+// of jobs units of every format, and with keep waits for ctx to end.
 func (d *demo) run(ctx context.Context, seed int64, jobs int, keep bool) error {
 	fmt.Fprintf(d.out, "journalship demo — work dir %s\n\n", d.dir)
 	if d.lokiURL == "" {
@@ -101,45 +125,70 @@ func (d *demo) run(ctx context.Context, seed int64, jobs int, keep bool) error {
 	return nil
 }
 
-func (d *demo) writeSample(seed int64, jobs int) error {
-	cfg := sample.DefaultConfig()
-	cfg.Seed, cfg.Jobs = seed, jobs
-	c, err := sample.Generate(cfg)
-	if err != nil {
-		return err
-	}
-	d.corpus, d.start = c, cfg.Start
-	root := filepath.Join(d.dir, "sessions")
-	if err := c.WriteTo(root); err != nil {
-		return err
-	}
-	lines, tails := 0, 0
-	for _, f := range c.Files {
-		lines += len(f.Lines)
-		if len(f.PartialTail) > 0 {
-			tails++
+// writeSample writes a sample of every format, with its fault scenarios,
+// under the format's root in the work directory.
+func (d *demo) writeSample(seed int64, n int) error {
+	d.start = time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)
+	fmt.Fprintf(d.out, "2. wrote a sample of every format, each under its own root:\n")
+	for _, f := range sampleFormats {
+		count := max(n, f.minFaults)
+		c, err := f.generate(seed, count, d.start, true)
+		if err != nil {
+			return err
 		}
+		root := filepath.Join(d.dir, f.demoRoot)
+		if err := c.WriteTo(root); err != nil {
+			return err
+		}
+		d.samples = append(d.samples, demoSample{format: f, root: root, corpus: c})
+		lines, tails := 0, 0
+		for _, file := range c.Files {
+			lines += len(file.Lines)
+			if len(file.PartialTail) > 0 {
+				tails++
+			}
+		}
+		fmt.Fprintf(d.out, "   %-10s %-12s %3d files, %4d lines, %d crashed mid-append   %s\n",
+			f.name, f.count(count), len(c.Files), lines, tails, root)
 	}
-	fmt.Fprintf(d.out, "2. wrote %d journal files (%d lines, %d crashed mid-append) under %s\n", len(c.Files), lines, tails, root)
 	return nil
 }
 
+// roots is the sample roots, in sampleFormats' order.
+func (d *demo) roots() []string {
+	out := make([]string, len(d.samples))
+	for i, s := range d.samples {
+		out[i] = s.root
+	}
+	return out
+}
+
+// formatRoots is the Format_Roots setting of the sample: cortex=DIR/sessions,...
+func (d *demo) formatRoots() string {
+	parts := make([]string, len(d.samples))
+	for i, s := range d.samples {
+		parts[i] = s.format.name + "=" + s.root
+	}
+	return strings.Join(parts, ",")
+}
+
+// ship ships the sample twice (the second time nothing) and finalizes it.
 func (d *demo) ship(ctx context.Context) error {
 	settings := map[string]string{
 		"loki_url": d.lokiURL, "ledger_path": filepath.Join(d.dir, "ledger.db"),
 		"dead_letter_path": filepath.Join(d.dir, "deadletter.jsonl"), "metrics_address": "off",
-		"node_name": "demo-node", "log_level": "warn",
+		"node_name": "demo-node", "log_level": "warn", "format_roots": d.formatRoots(),
 	}
 	get := func(k string) string { return settings[strings.ToLower(k)] }
 	cfg := backfill.DefaultConfig()
-	st, err := shipPaths(ctx, get, cfg, filepath.Join(d.dir, "sessions"))
+	st, err := shipPaths(ctx, get, cfg, d.roots()...)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "3. shipped %d lines from %d files in %s (%d dead-lettered; %s the finalizer)\n",
+	fmt.Fprintf(d.out, "3. shipped %d lines from %d files in %s (%d dead-lettered; %s the finalizer)\n   Format_Roots %s\n",
 		st.Shipped, st.Files, st.Elapsed.Round(time.Millisecond), st.DeadLettered,
-		plural(st.PartialTails, "partial last line waits for", "partial last lines wait for"))
-	st2, err := shipPaths(ctx, get, cfg, filepath.Join(d.dir, "sessions"))
+		plural(st.PartialTails, "partial last line waits for", "partial last lines wait for"), d.formatRoots())
+	st2, err := shipPaths(ctx, get, cfg, d.roots()...)
 	if err != nil {
 		return err
 	}
@@ -147,30 +196,35 @@ func (d *demo) ship(ctx context.Context) error {
 	fcfg := finalize.DefaultConfig()
 	fcfg.StaleAfter = 0 // the sample's writers are all gone
 	var quiet strings.Builder
-	outs, err := finalizePaths(ctx, get, fcfg, &quiet, filepath.Join(d.dir, "sessions"))
+	outs, err := finalizePaths(ctx, get, fcfg, &quiet, d.roots()...)
 	if err != nil {
 		return err
 	}
-	tails := 0
+	finished, tails := 0, 0
 	for _, o := range outs {
+		if o.Finished {
+			finished++
+		}
 		if o.TailBytes > 0 {
 			tails++
 		}
 	}
-	fmt.Fprintf(d.out, "   the finalizer accounted for %d finished files and marked %d torn last line(s) in Loki\n", len(outs), tails)
+	fmt.Fprintf(d.out, "   the finalizer accounted for %d finished files (of %d) and marked %d torn last line(s) in Loki\n", finished, len(outs), tails)
 	return nil
 }
+
+// selector matches every entry journalship ships.
+const selector = `{service_name="agent-sessions"}`
 
 // report prints what a Grafana user sees, with the LogQL behind it.
 func (d *demo) report(ctx context.Context) error {
 	from, to := d.start.Add(-time.Hour), time.Now().Add(time.Minute)
 	rng := fmt.Sprintf("[%ds]", int(to.Sub(from).Seconds())+60)
-	sel := `{service_name="agent-sessions"}`
-	all, err := d.query.WaitFor(ctx, sel, from, to, 1, 30*time.Second)
+	all, err := d.query.WaitFor(ctx, selector, from, to, 1, 30*time.Second)
 	if err != nil {
 		return err
 	}
-	all, err = d.query.QueryRange(ctx, sel, from, to, 5000, "forward")
+	all, err = d.query.QueryRange(ctx, selector, from, to, 5000, "forward")
 	if err != nil {
 		return err
 	}
@@ -183,134 +237,252 @@ func (d *demo) report(ctx context.Context) error {
 			summaries++
 		}
 	}
-	fmt.Fprintf(d.out, "\n4. what landed in Loki\n\n   %d journal lines + %d truncated-tail markers + %d file summaries   %s\n", len(all)-markers-summaries, markers, summaries, sel)
-	if err := d.table(ctx, "lines by event type", `sum by (event_type) (count_over_time(`+sel+` `+rng+`))`, "event_type"); err != nil {
+	fmt.Fprintf(d.out, "\n4. what landed in Loki\n\n   %d journal lines + %d truncated-tail markers + %d file summaries   %s\n", len(all)-markers-summaries, markers, summaries, selector)
+	if err := d.eventTypes(ctx, `sum by (format, event_type) (count_over_time(`+selector+` `+rng+`))`); err != nil {
 		return err
 	}
-	if err := d.table(ctx, "lines by session", `sum by (job_id, session_id) (count_over_time(`+sel+` `+rng+`))`, "job_id", "session_id"); err != nil {
+	if err := d.annotations(ctx, `sum by (format, annotations) (count_over_time(`+selector+` | annotations!="" `+rng+`))`); err != nil {
 		return err
 	}
-	if err := d.table(ctx, "integrity annotations", `sum by (annotations) (count_over_time(`+sel+` | annotations!="" `+rng+`))`, "annotations"); err != nil {
-		return err
-	}
-	tok := func(field string) string {
-		return `sum by (model) (sum_over_time({service_name="agent-sessions", event_type="LLM_RESPONSE"} | integrity="valid" | json t="` + field + `" | unwrap t ` + rng + `))`
-	}
-	if err := d.tokens(ctx, tok("prompt_tokens"), tok("completion_tokens")); err != nil {
-		return err
-	}
-	if err := d.cost(ctx, `sum by (cost_model) (sum_over_time({service_name="agent-sessions", event_type="LLM_RESPONSE"} | unwrap cost_usd `+rng+`))`); err != nil {
+	if err := d.usage(ctx, rng); err != nil {
 		return err
 	}
 	if d.mismatch {
 		return fmt.Errorf("demo: tokens by model in Loki differ from the journals")
 	}
-	return d.timeline(all)
-}
-
-func (d *demo) table(ctx context.Context, title, q string, keys ...string) error {
-	samples, err := d.query.Instant(ctx, q, time.Now().Add(time.Minute))
-	if err != nil {
-		return fmt.Errorf("demo: %s: %w", q, err)
-	}
-	fmt.Fprintf(d.out, "\n   %s   %s\n", title, q)
-	sort.Slice(samples, func(i, j int) bool { return label(samples[i].Metric, keys) < label(samples[j].Metric, keys) })
-	for _, s := range samples {
-		fmt.Fprintf(d.out, "   %8.0f  %s\n", s.Value, label(s.Metric, keys))
+	for _, s := range d.samples {
+		d.timeline(s, all)
 	}
 	return nil
 }
 
-func label(m map[string]string, keys []string) string {
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = m[k]
+// instant runs a metric query at the report's time.
+func (d *demo) instant(ctx context.Context, q string) ([]lokiquery.Sample, error) {
+	samples, err := d.query.Instant(ctx, q, time.Now().Add(time.Minute))
+	if err != nil {
+		return nil, fmt.Errorf("demo: %s: %w", q, err)
 	}
-	return strings.Join(parts, "  ")
+	return samples, nil
 }
 
-func (d *demo) tokens(ctx context.Context, promptQ, complQ string) error {
-	p, err := d.query.Instant(ctx, promptQ, time.Now().Add(time.Minute))
+// eventTypes prints the lines by event type, format by format.
+func (d *demo) eventTypes(ctx context.Context, q string) error {
+	samples, err := d.instant(ctx, q)
 	if err != nil {
-		return fmt.Errorf("demo: %s: %w", promptQ, err)
+		return err
 	}
-	c, err := d.query.Instant(ctx, complQ, time.Now().Add(time.Minute))
+	fmt.Fprintf(d.out, "\n   lines by format and event type   %s\n", q)
+	counts := map[string]map[string]float64{}
+	for _, s := range samples {
+		add(counts, s.Metric["format"], s.Metric["event_type"], s.Value)
+	}
+	d.cells(counts)
+	return nil
+}
+
+// annotations prints, format by format, how many lines carry each
+// annotation kind (a line with several counts for each).
+func (d *demo) annotations(ctx context.Context, q string) error {
+	samples, err := d.instant(ctx, q)
 	if err != nil {
-		return fmt.Errorf("demo: %s: %w", complQ, err)
+		return err
 	}
-	got := map[string][2]float64{}
-	for _, s := range p {
-		v := got[s.Metric["model"]]
-		v[0] = s.Value
-		got[s.Metric["model"]] = v
-	}
-	for _, s := range c {
-		v := got[s.Metric["model"]]
-		v[1] = s.Value
-		got[s.Metric["model"]] = v
-	}
-	want := d.corpus.TokensByModel()
-	fmt.Fprintf(d.out, "\n   tokens by model (cost dashboard)   %s\n   %-30s %12s %12s   %s\n", promptQ, "model", "prompt", "completion", "check against the journals")
-	models := make([]string, 0, len(want))
-	for m := range want {
-		models = append(models, m)
-	}
-	sort.Strings(models)
-	for _, m := range models {
-		ok := "ok"
-		if int64(got[m][0]) != want[m][0] || int64(got[m][1]) != want[m][1] {
-			ok = fmt.Sprintf("MISMATCH: journals say %d / %d", want[m][0], want[m][1])
-			d.mismatch = true
+	fmt.Fprintf(d.out, "\n   annotations by format, lines with each kind   %s\n", q)
+	counts := map[string]map[string]float64{}
+	for _, s := range samples {
+		for _, kind := range strings.Split(s.Metric["annotations"], ",") {
+			add(counts, s.Metric["format"], kind, s.Value)
 		}
-		fmt.Fprintf(d.out, "   %-30s %12.0f %12.0f   %s\n", m, got[m][0], got[m][1], ok)
 	}
+	d.cells(counts)
 	return nil
 }
 
-// cost prints dollars by price table entry (the built-in table).
-func (d *demo) cost(ctx context.Context, q string) error {
-	samples, err := d.query.Instant(ctx, q, time.Now().Add(time.Minute))
-	if err != nil {
-		return fmt.Errorf("demo: %s: %w", q, err)
+// add adds v to counts[format][name].
+func add(counts map[string]map[string]float64, format, name string, v float64) {
+	if counts[format] == nil {
+		counts[format] = map[string]float64{}
 	}
-	fmt.Fprintf(d.out, "\n   dollars by model (built-in price table)   %s\n", q)
-	sort.Slice(samples, func(i, j int) bool { return samples[i].Metric["cost_model"] < samples[j].Metric["cost_model"] })
+	counts[format][name] += v
+}
+
+// cells prints counts by format, three names and counts to a row.
+func (d *demo) cells(counts map[string]map[string]float64) {
+	for _, f := range d.formatsIn(counts) {
+		names := make([]string, 0, len(counts[f]))
+		for n := range counts[f] {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for i := 0; i < len(names); i += 3 {
+			row := make([]string, 0, 3)
+			for _, n := range names[i:min(i+3, len(names))] {
+				row = append(row, fmt.Sprintf("%-24s %4.0f", n, counts[f][n]))
+			}
+			name := ""
+			if i == 0 {
+				name = f
+			}
+			fmt.Fprintf(d.out, "   %-10s %s\n", name, strings.Join(row, "    "))
+		}
+	}
+}
+
+// formatsIn returns the formats that are keys of m: the sample's first,
+// in their order, then any other (unknown), sorted.
+func (d *demo) formatsIn(m map[string]map[string]float64) []string {
+	var out []string
+	for _, s := range d.samples {
+		if _, ok := m[s.format.name]; ok {
+			out = append(out, s.format.name)
+		}
+	}
+	var rest []string
+	for f := range m {
+		if lookupSampleFormat(f) == nil {
+			rest = append(rest, f)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+// usageKeys are the metadata keys of a response's usage, as every format
+// ships them, and its cost.
+var usageKeys = []string{"tokens_in", "tokens_out", "tokens_cache_read", "tokens_cache_write", "cost_usd"}
+
+// usageQuery sums key over every format's LLM responses, by format and model.
+func usageQuery(key, rng string) string {
+	return `sum by (format, model) (sum_over_time(` + selector + ` | role="llm_response" | integrity="valid" | ` + key + `!="" | unwrap ` + key + ` ` + rng + `))`
+}
+
+// usage prints tokens and dollars by format and model, the tokens checked
+// against the journals.
+func (d *demo) usage(ctx context.Context, rng string) error {
+	got := map[[2]string][]float64{} // by format and model, usageKeys' sums
+	for i, key := range usageKeys {
+		samples, err := d.instant(ctx, usageQuery(key, rng))
+		if err != nil {
+			return err
+		}
+		for _, s := range samples {
+			k := [2]string{s.Metric["format"], s.Metric["model"]}
+			if got[k] == nil {
+				got[k] = make([]float64, len(usageKeys))
+			}
+			got[k][i] = s.Value
+		}
+	}
+	fmt.Fprintf(d.out, "\n   tokens and dollars by format and model (the cost dashboard's), checked against the journals\n   %s\n   KEY: %s\n",
+		usageQuery("KEY", rng), strings.Join(usageKeys, ", "))
+	fmt.Fprintf(d.out, "   %-10s %-28s %10s %9s %11s %11s %10s   %s\n", "format", "model", "in", "out", "cache read", "cache write", "USD", "check")
 	total := 0.0
-	for _, s := range samples {
-		fmt.Fprintf(d.out, "   %-30s %12.4f USD\n", s.Metric["cost_model"], s.Value)
-		total += s.Value
+	for _, s := range d.samples {
+		want := wantUsage(s.corpus)
+		rows := usageRows(s.format.name, want, got)
+		if len(rows) == 0 {
+			fmt.Fprintf(d.out, "   %-10s (no LLM usage in its records)\n", s.format.name)
+		}
+		for _, m := range rows {
+			v := got[[2]string{s.format.name, m}]
+			if v == nil {
+				v = make([]float64, len(usageKeys))
+			}
+			check := "ok"
+			if w := want[m]; int64(v[0]) != w[0] || int64(v[1]) != w[1] || int64(v[2]) != w[2] || int64(v[3]) != w[3] {
+				check = fmt.Sprintf("MISMATCH: journals say %d / %d / %d / %d", w[0], w[1], w[2], w[3])
+				d.mismatch = true
+			}
+			fmt.Fprintf(d.out, "   %-10s %-28s %10.0f %9.0f %11.0f %11.0f %10.4f   %s\n", s.format.name, m, v[0], v[1], v[2], v[3], v[4], check)
+			total += v[4]
+		}
 	}
-	fmt.Fprintf(d.out, "   %-30s %12.4f USD\n", "total", total)
-	if len(samples) == 0 {
+	fmt.Fprintf(d.out, "   %-10s %-28s %10s %9s %11s %11s %10.4f   (built-in price table)\n", "total", "", "", "", "", "", total)
+	if total == 0 {
 		return fmt.Errorf("demo: no cost_usd in Loki")
 	}
 	return nil
 }
 
-// timeline prints the audit trail of the first crashed session.
-func (d *demo) timeline(all []lokiquery.Entry) error {
-	var crashed *sample.File
-	for i := range d.corpus.Files {
-		if f := &d.corpus.Files[i]; len(f.PartialTail) > 0 {
-			crashed = f
+// wantUsage is the corpus's tokens by model: in, out, cache read, cache write.
+func wantUsage(c *sample.Corpus) map[string][4]int64 {
+	out := map[string][4]int64{}
+	for m, v := range c.TokensByModel() {
+		out[m] = [4]int64{v[0], v[1]}
+	}
+	for m, v := range c.CacheTokensByModel() {
+		w := out[m]
+		w[2], w[3] = v[0], v[1]
+		out[m] = w
+	}
+	return out
+}
+
+// usageRows lists, sorted, the models of format in the journals or in Loki.
+func usageRows(format string, want map[string][4]int64, got map[[2]string][]float64) []string {
+	var out []string
+	for m := range want {
+		out = append(out, m)
+	}
+	for k := range got {
+		if _, ok := want[k[1]]; k[0] == format && !ok {
+			out = append(out, k[1])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// timeline prints the audit trail of the sample's first crashed file (or
+// its first file): its first and last lines and every annotated one.
+func (d *demo) timeline(s demoSample, all []lokiquery.Entry) {
+	if len(s.corpus.Files) == 0 {
+		return
+	}
+	f, what := s.corpus.Files[0], "one "+s.format.name+" "+s.format.file
+	for _, c := range s.corpus.Files {
+		if len(c.PartialTail) > 0 {
+			f, what = c, "a crashed "+s.format.name+" "+s.format.file
 			break
 		}
 	}
-	if crashed == nil {
-		return nil
-	}
-	fmt.Fprintf(d.out, "\n   audit trail of a crashed session   {service_name=\"agent-sessions\"} | session_id=%q\n", crashed.SessionID)
+	path := filepath.Join(s.root, filepath.FromSlash(f.Rel))
+	var trail []lokiquery.Entry
 	for _, e := range all {
-		if e.Metadata["session_id"] != crashed.SessionID {
+		if e.Metadata["file"] == path {
+			trail = append(trail, e)
+		}
+	}
+	fmt.Fprintf(d.out, "\n   audit trail of %s   %s | file=%q\n", what, selector, path)
+	skipped := 0
+	for i, e := range trail {
+		if i >= 3 && i < len(trail)-4 && e.Metadata["annotations"] == "" {
+			skipped++
 			continue
 		}
-		detail := e.Metadata["annotations"]
-		if e.Stream["event_type"] == "truncated_tail" {
-			detail += "  " + e.Line
+		if skipped > 0 {
+			fmt.Fprintf(d.out, "   …            %s\n", plural(skipped, "line", "lines"))
+			skipped = 0
 		}
-		fmt.Fprintf(d.out, "   %s  seq %-3s %-20s %s\n", e.Time.UTC().Format("15:04:05.000"), e.Metadata["seq"], e.Stream["event_type"], detail)
+		fmt.Fprintf(d.out, "   %s  %s\n", e.Time.UTC().Format("15:04:05.000"), trailLine(e))
 	}
-	return nil
+}
+
+// trailLine is one entry of an audit trail: seq, event type, derived
+// state, annotations, and the text of a truncated-tail marker.
+func trailLine(e lokiquery.Entry) string {
+	seq := ""
+	if s := e.Metadata["seq"]; s != "" {
+		seq = "seq " + s
+	}
+	detail := e.Metadata["annotations"]
+	if st := e.Metadata["state"]; st != "" {
+		detail = strings.TrimSpace("state=" + st + "  " + detail)
+	}
+	if e.Stream["event_type"] == "truncated_tail" {
+		detail += "  " + markerText(e.Line)
+	}
+	return strings.TrimRight(fmt.Sprintf("%-8s %-20s %s", seq, e.Stream["event_type"], detail), " ")
 }
 
 // keepHelp tells how to look at the kept Loki.
@@ -320,6 +492,30 @@ Loki stays up at %[1]s until Ctrl-C. To look at what landed:
   Grafana:  Connections > Data sources > Add > Loki, URL %[1]s (uid "loki" for the
             dashboards in deploy/grafana); Grafana in a container needs --network host
   curl:     curl -sG %[1]s/loki/api/v1/query_range --data-urlencode 'query={service_name="agent-sessions"}' --data-urlencode since=24h
-  the CLI:  journalship ship --loki-url %[1]s --ledger-path %[2]s --dead-letter-path %[3]s DIR
-`, d.lokiURL, filepath.Join(d.dir, "ledger.db"), filepath.Join(d.dir, "deadletter.jsonl"))
+  the CLI:  journalship ship --loki-url %[1]s --ledger-path %[2]s --dead-letter-path %[3]s --format-roots %[4]s DIR
+`, d.lokiURL, filepath.Join(d.dir, "ledger.db"), filepath.Join(d.dir, "deadletter.jsonl"), d.formatRoots())
+}
+
+// markerText tells what a truncated_tail entry says (its line is
+// journalship's JSON: file, offset, bytes, preview): where the torn line
+// starts, its size and its first bytes. Anything else is shown as it is.
+func markerText(line string) string {
+	var m struct {
+		Offset  *int64 `json:"offset"`
+		Bytes   int    `json:"bytes"`
+		Preview string `json:"preview"`
+	}
+	if err := json.Unmarshal([]byte(line), &m); err != nil || m.Offset == nil {
+		return clip(line, 120)
+	}
+	return clip(fmt.Sprintf("%d bytes cut at offset %d: %s", m.Bytes, *m.Offset, m.Preview), 120)
+}
+
+// clip shortens s to n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -17,7 +17,8 @@ Usage:
   journalship retention [settings] [flags]   delete journal files once fully in Loki and their job is over (--once, --dry-run)
   journalship demo [flags]                  start a local Loki, ship a sample, show what landed
   journalship verify [--json] PATH...       check journal files' integrity (exit 0 clean, 1 warnings, 2 corrupt)
-  journalship simulate --dir DIR [flags]    keep writing realistic journals, with crashes (--crash-every, --once)
+  journalship simulate --format-roots F=DIR,... | --dir DIR [flags]
+                                            keep writing realistic journals of every format, with crashes (--crash-every, --once)
   journalship check-config FILE...          check a Fluent Bit configuration's journalship keys (misspelt, repeated, refused)
   journalship settings                      list every setting with its default
   journalship help

@@ -2,38 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"io"
-	"strings"
 	"testing"
 
-	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// TestDemo runs what `make run` runs against a real Loki and checks the
-// report: every line landed, tokens by model match the journals, the
-// crashed session's trail is shown, and a second ship is a no-op.
-func TestDemo(t *testing.T) {
-	loki := lokiproc.ForTest(t, lokiproc.Config{})
-	var out bytes.Buffer
-	d := &demo{out: &out, dir: t.TempDir(), lokiURL: loki.URL}
-	require.NoError(t, d.run(context.Background(), 3, 5, false), out.String())
-	s := out.String()
-	lines := 0
-	for _, f := range d.corpus.Files {
-		lines += len(f.Lines)
-	}
-	assert.Contains(t, s, "shipping again is a no-op: 0 shipped")
-	assert.Contains(t, s, "   "+itoa(lines)+" journal lines + 1 truncated-tail markers + "+itoa(len(d.corpus.Files))+" file summaries   {service_name=\"agent-sessions\"}")
-	assert.Contains(t, s, `truncated_tail  {"journalship":"truncated_tail"`, "the crashed session's trail ends with the cut-off marker")
-	assert.NotContains(t, s, "MISMATCH")
-	assert.Equal(t, 3, strings.Count(s, "   ok\n"), "three models, each checked")
-	assert.Contains(t, s, "audit trail of a crashed session")
-	assert.Contains(t, s, "seq_gap")
-}
 
 func itoa(n int) string {
 	var b []byte

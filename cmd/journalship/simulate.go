@@ -8,26 +8,46 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/internal/sample"
 )
 
-const simulateAbout = `Acts as a fleet of agents: keeps appending realistic Cortex Plane journals
-under DIR/<job_id>/session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl, one line every
---interval, round-robin over --jobs concurrent jobs, following the write
-protocol (whole lines with their newline; SESSION_START first, SESSION_END
-last). Every --crash-every'th session dies mid-append: a partial last line
-and no SESSION_END. Content comes from internal/sample; timestamps are the
-time of writing. Runs until interrupted; --once writes one round of jobs,
-as fast as it can unless --interval is given, then exits.`
+const simulateAbout = `Acts as a fleet of agents of every journal format: keeps appending
+realistic journals, one line every --interval, round-robin over the jobs,
+runs and sessions of a round, each format under its own root:
+
+  cortex     Cortex Plane buffers, ROOT/<job_id>/session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl
+             (--jobs jobs a round, their sessions one after the other)
+  codelia    Codelia run records, ROOT/sessions/YYYY/MM/DD/<run_id>.jsonl
+             (--jobs runs a round, a session's runs one after the other;
+             the session's state snapshot, ROOT/sessions/state/<session_id>.json,
+             written when its last run is complete)
+  orbitmesh  OrbitMesh message logs, ROOT/sessions/<session_id>.messages.jsonl
+             (--jobs sessions a round; the snapshot and token index beside
+             the log, <session_id>.json and .tokens.json, written when the
+             log is complete)
+
+Give the roots with --format-roots, in the syntax of the plugin's
+Format_Roots (one directory each): formats not named are not written.
+--dir DIR alone is --format-roots cortex=DIR. Writers follow each format's
+write protocol (whole lines with their newline, in the generator's order).
+Every --crash-every'th session (run) of a format dies mid-append: a partial
+last line, no end record, no snapshot. Content comes from internal/sample;
+times are the time of writing (a record's other times move with it, a
+Codelia run's date directory is its start's). Runs until interrupted;
+--once writes one round, as fast as it can unless --interval is given,
+then exits.`
 
 // simulateOpts are `journalship simulate`'s flags.
 type simulateOpts struct {
-	dir        string
+	dir        string            // Cortex Plane's root ("" when not written)
+	roots      map[string]string // every format written, by name: its root
 	interval   time.Duration
 	seed       int64
 	crashEvery int
@@ -38,19 +58,23 @@ type simulateOpts struct {
 // parseSimulate parses and checks the flags; --help goes to w.
 func parseSimulate(args []string, w io.Writer) (simulateOpts, error) {
 	o := simulateOpts{}
-	c := newCommand("simulate", "journalship simulate --dir DIR [--interval 1s] [--seed N] [--crash-every N] [--jobs N] [--once]", simulateAbout)
+	c := newCommand("simulate", "journalship simulate --dir DIR | --format-roots cortex=DIR,codelia=DIR,orbitmesh=DIR [--interval 1s] [--seed N] [--crash-every N] [--jobs N] [--once]", simulateAbout)
 	c.out = w
-	c.fs.StringVar(&o.dir, "dir", "", "sessions root to write into (created if missing)")
+	c.fs.StringVar(&o.dir, "dir", "", "Cortex Plane's root (created if missing): --format-roots cortex=DIR")
+	roots := c.fs.String("format-roots", "", "the root of each format to write, format=DIR,... ("+strings.Join(sampleFormatNames(), ", ")+"; the plugin's Format_Roots syntax, one DIR each); formats not named are not written")
 	c.fs.DurationVar(&o.interval, "interval", time.Second, "time between two appended lines (0: as fast as possible; with --once, 0 unless given)")
-	c.fs.Int64Var(&o.seed, "seed", 1, "seeds the content and the crash points (round r uses seed+r)")
-	c.fs.IntVar(&o.crashEvery, "crash-every", 0, "every N-th session crashes mid-line (0: never)")
-	c.fs.IntVar(&o.jobs, "jobs", 4, "jobs written concurrently in a round")
-	c.fs.BoolVar(&o.once, "once", false, "write one round of --jobs jobs, then exit")
+	c.fs.Int64Var(&o.seed, "seed", 1, "seeds the content and the crash points (round r uses seed+r; Codelia and OrbitMesh also the round's start time, so a restart never reuses a file name)")
+	c.fs.IntVar(&o.crashEvery, "crash-every", 0, "every N-th session (run) of each format crashes mid-line (0: never)")
+	c.fs.IntVar(&o.jobs, "jobs", 4, "jobs (Cortex Plane), runs (Codelia) and sessions (OrbitMesh) a round, of each format written")
+	c.fs.BoolVar(&o.once, "once", false, "write one round, then exit")
 	if err := c.parse(args); err != nil {
 		return o, err
 	}
 	if o.once && !c.set("interval") {
 		o.interval = 0 // a one-off sample: no reason to wait between lines
+	}
+	if err := o.resolveRoots(*roots); err != nil {
+		return o, c.usage("%v", err)
 	}
 	if err := o.validate(c.fs.Args()); err != nil {
 		return o, c.usage("%v", err)
@@ -58,12 +82,41 @@ func parseSimulate(args []string, w io.Writer) (simulateOpts, error) {
 	return o, nil
 }
 
+// resolveRoots sets o.roots from --format-roots (parsed as the plugin's
+// Format_Roots) and --dir, which is Cortex Plane's root.
+func (o *simulateOpts) resolveRoots(flagValue string) error {
+	parsed, err := registry.ParseRoots(flagValue)
+	if err != nil {
+		return fmt.Errorf("--format-roots: %w", err)
+	}
+	o.roots = map[string]string{}
+	for name, dirs := range parsed {
+		switch {
+		case lookupSampleFormat(name) == nil:
+			return fmt.Errorf("--format-roots: simulate writes %s, not %q", strings.Join(sampleFormatNames(), ", "), name)
+		case len(dirs) != 1:
+			return fmt.Errorf("--format-roots: %s needs one directory, not %d", name, len(dirs))
+		}
+		o.roots[name] = dirs[0]
+	}
+	cortex, ok := o.roots[sample.FormatName]
+	switch {
+	case o.dir == "" && ok:
+		o.dir = cortex
+	case o.dir != "" && ok && cortex != filepath.Clean(o.dir):
+		return fmt.Errorf("--dir %s and --format-roots %s=%s name two roots for Cortex Plane", o.dir, sample.FormatName, cortex)
+	case o.dir != "":
+		o.roots[sample.FormatName] = filepath.Clean(o.dir)
+	}
+	return nil
+}
+
 func (o simulateOpts) validate(rest []string) error {
 	switch {
 	case len(rest) > 0:
-		return fmt.Errorf("unexpected arguments %q (use --dir)", rest)
-	case o.dir == "":
-		return errors.New("--dir is required")
+		return fmt.Errorf("unexpected arguments %q (use --dir or --format-roots)", rest)
+	case len(o.roots) == 0:
+		return errors.New("--dir or --format-roots is required")
 	case o.interval < 0:
 		return fmt.Errorf("--interval %s is negative", o.interval)
 	case o.crashEvery < 0:
@@ -84,11 +137,20 @@ func runSimulate(args []string, stdout io.Writer) error {
 	return newSimulator(o, time.Now, stdout).run(ctx)
 }
 
-// simulator writes rounds of generated jobs as live agents would.
+// simulator writes rounds of generated journals as live agents would.
 type simulator struct {
 	opts    simulateOpts
 	now     func() time.Time
 	log     io.Writer
+	formats []*liveFormat // the formats written
+	started int           // sessions (runs) started, every format
+	crashes int
+}
+
+// liveFormat is one format being written, with its own crash count.
+type liveFormat struct {
+	*sampleFormat
+	root    string
 	rng     *rand.Rand // crash points
 	started int        // sessions started, for --crash-every
 	crashes int
@@ -97,13 +159,22 @@ type simulator struct {
 // newSimulator returns a simulator reading the time from now and logging
 // each session's end to log.
 func newSimulator(o simulateOpts, now func() time.Time, log io.Writer) *simulator {
-	return &simulator{opts: o, now: now, log: log, rng: rand.New(rand.NewPCG(uint64(o.seed), 0x51a1))}
+	s := &simulator{opts: o, now: now, log: log}
+	for i, f := range sampleFormats {
+		if root, ok := o.roots[f.name]; ok {
+			s.formats = append(s.formats, &liveFormat{sampleFormat: f, root: root,
+				rng: rand.New(rand.NewPCG(uint64(o.seed), 0x51a1+uint64(i)))})
+		}
+	}
+	return s
 }
 
 // run writes rounds until ctx ends (returning nil) or, with --once, one.
 func (s *simulator) run(ctx context.Context) error {
-	if err := os.MkdirAll(s.opts.dir, 0o755); err != nil {
-		return fmt.Errorf("simulate: %w", err)
+	for _, f := range s.formats {
+		if err := os.MkdirAll(f.root, 0o755); err != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
 	}
 	s.announce()
 	for round := 0; ; round++ {
@@ -113,8 +184,7 @@ func (s *simulator) run(ctx context.Context) error {
 		}
 		if err != nil || s.opts.once {
 			if err == nil {
-				fmt.Fprintf(s.log, "simulate: done: %s, %s crashed mid-append, under %s\n",
-					plural(s.started, "session", "sessions"), plural(s.crashes, "session", "sessions"), s.opts.dir)
+				s.done()
 			}
 			return err
 		}
@@ -134,42 +204,62 @@ func (s *simulator) announce() {
 	}
 	crashes := "no crashes"
 	if s.opts.crashEvery > 0 {
-		crashes = fmt.Sprintf("every %d-th session crashes mid-append", s.opts.crashEvery)
+		crashes = fmt.Sprintf("every %d-th session (run) of a format crashes mid-append", s.opts.crashEvery)
 	}
-	fmt.Fprintf(s.log, "simulate: writing %s at a time under %s, %s, %s; %s\n",
-		plural(s.opts.jobs, "job", "jobs"), s.opts.dir, pace, crashes, until)
+	var what []string
+	for _, f := range s.formats {
+		what = append(what, fmt.Sprintf("%s (%s a round) under %s", f.name, f.count(s.opts.jobs), f.root))
+	}
+	fmt.Fprintf(s.log, "simulate: writing %s; %s, %s; %s\n", strings.Join(what, ", "), pace, crashes, until)
 }
 
-// roundConfig is what round r of a simulation seeded with seed generates:
-// clean jobs (crashes are the simulator's), starting at start.
-func roundConfig(seed int64, round, jobs int, start time.Time) sample.Config {
-	return sample.Config{Seed: seed + int64(round), Jobs: jobs, Start: start.UTC(),
-		Models: append([]string(nil), sample.DefaultModels...)}
+// done logs what one round (--once) wrote.
+func (s *simulator) done() {
+	var per []string
+	for _, f := range s.formats {
+		per = append(per, fmt.Sprintf("%s %d (%d crashed) under %s", f.name, f.started, f.crashes, f.root))
+	}
+	fmt.Fprintf(s.log, "simulate: done: %s, %s crashed mid-append: %s\n",
+		plural(s.started, "session", "sessions"), plural(s.crashes, "session", "sessions"), strings.Join(per, ", "))
 }
 
-// round generates jobs and appends their sessions, one line per tick,
-// round-robin over the jobs; a job's sessions follow one another.
+// roundCorpus is what round r generates of format f: --jobs clean units
+// (crashes are the simulator's) starting at start.
+func roundCorpus(f *sampleFormat, seed int64, round, n int, start time.Time) (*sample.Corpus, error) {
+	s := seed + int64(round)
+	if f.seedWithStart {
+		s = mixSeed(seed, round, start)
+	}
+	return f.generate(s, n, start, false)
+}
+
+// round generates every format's journals and appends them, one line per
+// tick, round-robin over the writers; a writer's files follow one another.
 func (s *simulator) round(ctx context.Context, r int) error {
-	c, err := sample.Generate(roundConfig(s.opts.seed, r, s.opts.jobs, s.now()))
-	if err != nil {
-		return err
+	start := s.now()
+	var writers []*liveWriter
+	for _, f := range s.formats {
+		c, err := roundCorpus(f.sampleFormat, s.opts.seed, r, s.opts.jobs, start)
+		if err != nil {
+			return err
+		}
+		writers = append(writers, groupWriters(f, c)...)
 	}
-	jobs := groupJobs(c.Files)
 	defer func() {
-		for _, j := range jobs {
-			j.close()
+		for _, w := range writers {
+			w.close()
 		}
 	}()
-	for pending := len(jobs); pending > 0; {
+	for pending := len(writers); pending > 0; {
 		pending = 0
-		for _, j := range jobs {
-			if j.done() {
+		for _, w := range writers {
+			if w.done() {
 				continue
 			}
 			if err := s.wait(ctx); err != nil {
 				return err
 			}
-			if err := s.step(j); err != nil {
+			if err := s.step(w); err != nil {
 				return err
 			}
 			pending++
@@ -193,62 +283,111 @@ func (s *simulator) wait(ctx context.Context) error {
 	}
 }
 
-// step appends the job's next line, opening its next session first if
-// none is open.
-func (s *simulator) step(j *liveJob) error {
+// step appends the writer's next line, opening its next file first if
+// none is open; after its last file it writes its side files.
+func (s *simulator) step(w *liveWriter) error {
 	now := s.now().UTC().Truncate(time.Millisecond)
-	if j.cur == nil {
-		sess, err := s.open(j.pop(), now)
+	if w.cur == nil {
+		sess, err := s.open(w.format, w.pop(), now)
 		if err != nil {
 			return err
 		}
-		j.cur = sess
+		w.cur = sess
 	}
-	ended, err := j.cur.append(now)
+	ended, err := w.cur.append(now)
 	if err != nil || !ended {
 		return err
 	}
-	s.report(j.cur)
-	j.close()
-	return nil
+	s.report(w.cur)
+	crashed, shift := w.cur.crashed, w.cur.shift
+	w.close()
+	if len(w.files) > 0 || crashed {
+		return nil // no snapshot of a session whose runtime died
+	}
+	return writeSide(w.format.root, w.side, shift)
 }
 
-// open creates the session's file, named after the time it starts, and
-// decides whether its writer will crash.
-func (s *simulator) open(f sample.File, at time.Time) (*liveSession, error) {
+// open creates the file, named after the time it starts where its format
+// says so, and decides whether its writer will crash.
+func (s *simulator) open(f *liveFormat, src sample.File, at time.Time) (*liveSession, error) {
 	s.started++
+	f.started++
 	crashAt := -1
-	if s.opts.crashEvery > 0 && s.started%s.opts.crashEvery == 0 && len(f.Lines) >= 4 {
-		crashAt = 2 + s.rng.IntN(len(f.Lines)-3) // after SESSION_START and CHECKPOINT_LOADED, before SESSION_END
-	}
-	dir := filepath.Join(s.opts.dir, f.JobID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("simulate: %w", err)
+	if s.opts.crashEvery > 0 && f.started%s.opts.crashEvery == 0 && len(src.Lines) >= 4 {
+		crashAt = 2 + f.rng.IntN(len(src.Lines)-3) // after the first two lines, before the last
 	}
 	for range 1000 { // two sessions of a job on one pod within a second: the next second
-		name := filepath.Join(dir, "session_"+at.Format(fileNameLayout)+"_"+f.Pod+".jsonl")
+		rel := f.place(src, at)
+		name := filepath.Join(f.root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return nil, fmt.Errorf("simulate: %w", err)
+		}
 		fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			at = at.Truncate(time.Second).Add(time.Second)
+		next := at.Truncate(time.Second).Add(time.Second)
+		if errors.Is(err, os.ErrExist) && f.place(src, next) != rel { // a name with the start time: try the next second
+			at = next
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("simulate: %w", err)
 		}
-		return &liveSession{fh: fh, src: f, crashAt: crashAt, last: at, cut: s.rng.Float64()}, nil
+		return &liveSession{fh: fh, rel: rel, format: f, src: src, crashAt: crashAt, last: at, cut: f.rng.Float64()}, nil
 	}
-	return nil, fmt.Errorf("simulate: no free session file name in %s", dir)
+	return nil, fmt.Errorf("simulate: no free file name for %s under %s", src.Rel, f.root)
 }
 
 // report logs a session's end.
 func (s *simulator) report(l *liveSession) {
-	name := filepath.Join(l.src.JobID, filepath.Base(l.fh.Name()))
 	if l.crashed {
 		s.crashes++
-		fmt.Fprintf(s.log, "simulate: %s crashed after %d lines, leaving a partial line\n", name, l.next)
+		l.format.crashes++
+		fmt.Fprintf(s.log, "simulate: %s %s crashed after %d lines, leaving a partial line\n", l.format.name, l.rel, l.next)
 		return
 	}
-	fmt.Fprintf(s.log, "simulate: %s ended (%s), %d lines\n", name, l.src.EndReason, l.next)
+	reason := l.src.EndReason
+	if reason == "" {
+		reason = "left open"
+	}
+	fmt.Fprintf(s.log, "simulate: %s %s ended (%s), %d lines\n", l.format.name, l.rel, reason, l.next)
+}
+
+// writeSide writes a writer's side files (snapshots), their times moved
+// by shift as its last line's were, each replaced whole: written beside
+// and renamed over the old one, so that a reader never sees half of one.
+func writeSide(root string, side []sample.SideFile, shift time.Duration) error {
+	for _, f := range side {
+		name := filepath.Join(root, filepath.FromSlash(f.Rel))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
+		if err := replaceFile(name, []byte(shiftTimes(string(f.Data), shift))); err != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
+	}
+	return nil
+}
+
+// replaceFile writes data to a temporary file beside name (not named
+// *.jsonl: nothing tails it) and renames it to name.
+func replaceFile(name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), name)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
 }
 
 // fileNameLayout is the session file name's time (YYYYMMDDTHHMMSSZ).
@@ -268,49 +407,69 @@ func restamp(line string, t time.Time) string {
 	return line[:i] + t.UTC().Format(timestampLayout) + line[i+len(timestampLayout):]
 }
 
-// liveJob is a job whose sessions are being written one after the other.
-type liveJob struct {
-	files []sample.File // sessions not yet started
-	cur   *liveSession  // the session being written, nil between sessions
+// liveWriter is an agent writing files one after the other: a Cortex
+// Plane job's sessions, a Codelia session's runs, an OrbitMesh session.
+type liveWriter struct {
+	format *liveFormat
+	files  []sample.File     // files not yet started
+	side   []sample.SideFile // written once the last file is complete
+	cur    *liveSession      // the file being written, nil between files
 }
 
-// groupJobs splits a corpus (job by job, sessions in order) into jobs.
-func groupJobs(files []sample.File) []*liveJob {
-	var jobs []*liveJob
-	for _, f := range files {
-		if n := len(jobs); n > 0 && jobs[n-1].files[0].JobID == f.JobID {
-			jobs[n-1].files = append(jobs[n-1].files, f)
+// groupWriters splits a corpus into its writers, in the order their first
+// file comes in; a side file goes to the writer whose session it names
+// (<session_id>.json, <session_id>.tokens.json).
+func groupWriters(f *liveFormat, c *sample.Corpus) []*liveWriter {
+	var out []*liveWriter
+	byKey := map[string]*liveWriter{}
+	for _, file := range c.Files {
+		key := f.writer(file)
+		if w := byKey[key]; w != nil && key != "" {
+			w.files = append(w.files, file)
 			continue
 		}
-		jobs = append(jobs, &liveJob{files: []sample.File{f}})
+		w := &liveWriter{format: f, files: []sample.File{file}}
+		byKey[key] = w
+		out = append(out, w)
 	}
-	return jobs
+	for _, side := range c.Side {
+		for _, w := range out {
+			if id := w.files[0].SessionID; id != "" && strings.HasPrefix(path.Base(side.Rel), id+".") {
+				w.side = append(w.side, side)
+				break
+			}
+		}
+	}
+	return out
 }
 
-func (j *liveJob) done() bool { return j.cur == nil && len(j.files) == 0 }
+func (w *liveWriter) done() bool { return w.cur == nil && len(w.files) == 0 }
 
-func (j *liveJob) pop() sample.File {
-	f := j.files[0]
-	j.files = j.files[1:]
+func (w *liveWriter) pop() sample.File {
+	f := w.files[0]
+	w.files = w.files[1:]
 	return f
 }
 
-// close closes the open session, if any.
-func (j *liveJob) close() {
-	if j.cur != nil {
-		j.cur.fh.Close()
-		j.cur = nil
+// close closes the open file, if any.
+func (w *liveWriter) close() {
+	if w.cur != nil {
+		w.cur.fh.Close()
+		w.cur = nil
 	}
 }
 
 // liveSession is one journal being appended.
 type liveSession struct {
 	fh      *os.File
+	rel     string // its path under the format's root
+	format  *liveFormat
 	src     sample.File
-	next    int       // index in src.Lines of the next line
-	crashAt int       // index of the line the writer dies in, -1: never
-	cut     float64   // where in that line, as a fraction
-	last    time.Time // timestamp of the previous line (never decreases)
+	next    int           // index in src.Lines of the next line
+	crashAt int           // index of the line the writer dies in, -1: never
+	cut     float64       // where in that line, as a fraction
+	last    time.Time     // time of the previous line (never decreases)
+	shift   time.Duration // how far the last line's times moved from the generator's
 	crashed bool
 }
 
@@ -321,9 +480,9 @@ func (l *liveSession) append(now time.Time) (bool, error) {
 	if now.After(l.last) {
 		l.last = now
 	}
-	line := restamp(l.src.Lines[l.next].Text, l.last)
+	line, shift := l.format.stamp(l.src.Lines[l.next].Text, l.last)
 	if l.next == l.crashAt {
-		keep := 12 + int(l.cut*float64(len(line)-12)) // a torn write: at least the type, never the whole line
+		keep := 12 + int(l.cut*float64(len(line)-12)) // a torn write: at least the first key, never the whole line
 		_, err := l.fh.WriteString(line[:min(keep, len(line)-1)])
 		l.crashed = true
 		if err != nil {
@@ -335,5 +494,6 @@ func (l *liveSession) append(now time.Time) (bool, error) {
 		return true, fmt.Errorf("simulate: %w", err)
 	}
 	l.next++
+	l.shift = shift
 	return l.next == len(l.src.Lines), nil
 }

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/journalship/journalship/audit"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/internal/sample"
 )
 
@@ -42,24 +43,56 @@ func (c *fakeClock) now() time.Time {
 
 var simStart = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
-// simulateOnce runs one round into a new directory with a fake clock.
+// simulateOnce runs one round of Cortex Plane journals into a new
+// directory with a fake clock.
 func simulateOnce(t *testing.T, o simulateOpts) (*simulator, string) {
 	t.Helper()
-	o.dir, o.once = filepath.Join(t.TempDir(), "sessions"), true
-	clock := &fakeClock{t: simStart, step: 40 * time.Millisecond}
-	var log bytes.Buffer
-	s := newSimulator(o, clock.now, &log)
-	require.NoError(t, s.run(context.Background()))
-	return s, o.dir
+	o.dir = filepath.Join(t.TempDir(), "sessions")
+	o.roots = map[string]string{sample.FormatName: o.dir}
+	return simulateRound(t, o, simStart), o.dir
 }
 
-// auditTree returns journalship verify's reports for every file under dir.
-func auditTree(t *testing.T, dir string) []audit.Report {
+// simulateRound runs one round into o.roots with a fake clock from start.
+func simulateRound(t *testing.T, o simulateOpts, start time.Time) *simulator {
+	t.Helper()
+	o.once = true
+	clock := &fakeClock{t: start, step: 40 * time.Millisecond}
+	var log bytes.Buffer
+	s := newSimulator(o, clock.now, &log)
+	require.NoError(t, s.run(context.Background()), log.String())
+	return s
+}
+
+// everyRoot is one root per format under a new directory, by format name.
+func everyRoot(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	roots := map[string]string{}
+	for _, f := range sampleFormats {
+		roots[f.name] = filepath.Join(dir, f.demoRoot)
+	}
+	return roots
+}
+
+// auditTree returns journalship verify's reports for every file under
+// dirs, each format found as the plugin finds it.
+func auditTree(t *testing.T, dirs ...string) []audit.Report {
 	t.Helper()
 	var reps []audit.Report
-	_, err := audit.Tree([]string{dir}, audit.DefaultConfig(), func(r audit.Report) { reps = append(reps, r) })
+	_, err := audit.Tree(dirs, audit.DefaultConfig(), func(r audit.Report) { reps = append(reps, r) })
 	require.NoError(t, err)
 	return reps
+}
+
+// rootList is the roots' directories, in sampleFormats' order.
+func rootList(roots map[string]string) []string {
+	var out []string
+	for _, f := range sampleFormats {
+		if r, ok := roots[f.name]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 var sessionPath = regexp.MustCompile(`^[0-9a-f-]{36}/session_\d{8}T\d{6}Z_agent-worker-[a-z0-9]+-[a-z0-9]+\.jsonl$`)
@@ -96,7 +129,7 @@ func TestSimulateOnceWritesValidJournals(t *testing.T) {
 func TestSimulateWritesTheSampleContent(t *testing.T) {
 	o := simulateOpts{seed: 11, crashEvery: 2, jobs: 5}
 	s, dir := simulateOnce(t, o)
-	c, err := sample.Generate(roundConfig(o.seed, 0, o.jobs, simStart))
+	c, err := roundCorpus(lookupSampleFormat(sample.FormatName), o.seed, 0, o.jobs, simStart)
 	require.NoError(t, err)
 	want := map[string]sample.File{}
 	for _, f := range c.Files {
@@ -185,17 +218,20 @@ func mustTime(t *testing.T, line string) time.Time {
 
 // TestSimulateIsDeterministic: the same seed and clock give the same bytes.
 func TestSimulateIsDeterministic(t *testing.T) {
-	o := simulateOpts{seed: 3, crashEvery: 4, jobs: 4}
-	_, a := simulateOnce(t, o)
-	_, b := simulateOnce(t, o)
-	got := map[string]string{}
-	walkJournals(t, a, func(rel string, data []byte) { got[rel] = string(data) })
-	n := 0
-	walkJournals(t, b, func(rel string, data []byte) {
-		n++
-		assert.Equal(t, got[rel], string(data), rel)
-	})
-	assert.Equal(t, len(got), n)
+	a, b := everyRoot(t), everyRoot(t)
+	simulateRound(t, simulateOpts{roots: a, seed: 3, crashEvery: 4, jobs: 4}, simStart)
+	simulateRound(t, simulateOpts{roots: b, seed: 3, crashEvery: 4, jobs: 4}, simStart)
+	for _, f := range sampleFormats {
+		got := map[string]string{}
+		walkJournals(t, a[f.name], func(rel string, data []byte) { got[rel] = string(data) })
+		n := 0
+		walkJournals(t, b[f.name], func(rel string, data []byte) {
+			n++
+			assert.Equal(t, got[rel], string(data), rel)
+		})
+		assert.Equal(t, len(got), n, f.name)
+		assert.NotZero(t, n, f.name)
+	}
 }
 
 // cancelAfter cancels once it has been written n "ended" log lines.
@@ -215,33 +251,38 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 // another (more jobs than one round holds) until the context ends, and
 // run then returns nil leaving only whole lines behind.
 func TestSimulateKeepsGoingUntilInterrupted(t *testing.T) {
-	dir := t.TempDir()
+	roots := everyRoot(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	clock := &fakeClock{t: simStart, step: time.Second}
-	s := newSimulator(simulateOpts{dir: dir, seed: 5, jobs: 2}, clock.now, &cancelAfter{n: 9, cancel: cancel})
+	s := newSimulator(simulateOpts{roots: roots, seed: 5, jobs: 2}, clock.now, &cancelAfter{n: 30, cancel: cancel})
 	require.NoError(t, s.run(ctx))
-	jobs, err := os.ReadDir(dir)
+	jobs, err := os.ReadDir(roots[sample.FormatName])
 	require.NoError(t, err)
 	assert.Greater(t, len(jobs), 4, "several rounds of 2 jobs")
-	for _, r := range auditTree(t, dir) {
+	formats := map[string]int{}
+	for _, r := range auditTree(t, rootList(roots)...) {
+		formats[r.Format]++
 		assert.False(t, r.TailTruncated, "%s: no crash without --crash-every", r.Path)
 		assert.Zero(t, r.CorruptLines+r.SeqGapCount, r.Path)
+	}
+	for _, f := range sampleFormats {
+		assert.Greater(t, formats[f.name], 2, "%s: several rounds", f.name)
 	}
 }
 
 // TestSimulateWaitsTheInterval: with the real clock and an interval, lines
 // arrive over time and an interruption mid-session stops at once.
 func TestSimulateWaitsTheInterval(t *testing.T) {
-	dir := t.TempDir()
+	roots := everyRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	begin := time.Now()
-	require.NoError(t, newSimulator(simulateOpts{dir: dir, seed: 9, jobs: 3, interval: 20 * time.Millisecond}, time.Now, io.Discard).run(ctx))
+	require.NoError(t, newSimulator(simulateOpts{roots: roots, seed: 9, jobs: 3, interval: 20 * time.Millisecond}, time.Now, io.Discard).run(ctx))
 	elapsed := time.Since(begin)
 	assert.Less(t, elapsed, 2*time.Second, "stops when interrupted")
 	lines := 0
-	for _, r := range auditTree(t, dir) {
+	for _, r := range auditTree(t, rootList(roots)...) {
 		lines += r.TotalLines
 		assert.False(t, r.TailTruncated, "%s: an interruption leaves whole lines", r.Path)
 		assert.Zero(t, r.CorruptLines, r.Path)
@@ -253,10 +294,12 @@ func TestSimulateWaitsTheInterval(t *testing.T) {
 func TestParseSimulate(t *testing.T) {
 	o, err := parseSimulate([]string{"--dir", "/data/sessions", "--interval", "250ms", "--seed", "42", "--crash-every", "5", "--jobs", "2", "--once"}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, simulateOpts{dir: "/data/sessions", interval: 250 * time.Millisecond, seed: 42, crashEvery: 5, jobs: 2, once: true}, o)
+	assert.Equal(t, simulateOpts{dir: "/data/sessions", roots: map[string]string{"cortex": "/data/sessions"},
+		interval: 250 * time.Millisecond, seed: 42, crashEvery: 5, jobs: 2, once: true}, o)
 	o, err = parseSimulate([]string{"--dir=/x"}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, simulateOpts{dir: "/x", interval: time.Second, seed: 1, jobs: 4}, o, "defaults")
+	assert.Equal(t, simulateOpts{dir: "/x", roots: map[string]string{"cortex": "/x"}, interval: time.Second, seed: 1, jobs: 4}, o,
+		"defaults; --dir alone writes Cortex Plane only")
 	for _, bad := range [][]string{
 		{},
 		{"--dir", "/x", "extra"},
@@ -264,14 +307,23 @@ func TestParseSimulate(t *testing.T) {
 		{"--dir", "/x", "--crash-every", "-1"},
 		{"--dir", "/x", "--jobs", "0"},
 		{"--dir", "/x", "--bogus"},
+		{"--format-roots", "codelia"},
+		{"--format-roots", "claude=/c"},
+		{"--format-roots", "unknown=/u"},
+		{"--format-roots", "codelia=/c:/d"},
+		{"--dir", "/x", "--format-roots", "cortex=/y"},
 	} {
 		_, err := parseSimulate(bad, io.Discard)
-		assert.Error(t, err, "%q", bad)
+		var ue *usageError
+		assert.ErrorAs(t, err, &ue, "%q", bad)
 	}
 	var help bytes.Buffer
 	_, err = parseSimulate([]string{"-h"}, &help)
 	assert.Zero(t, exitStatus(err, io.Discard), "help is not an error")
-	assert.Contains(t, help.String(), "Usage: journalship simulate --dir DIR")
+	assert.Contains(t, help.String(), "Usage: journalship simulate --dir DIR | --format-roots cortex=DIR,codelia=DIR,orbitmesh=DIR")
+	for _, f := range sampleFormats {
+		assert.Contains(t, help.String(), f.name, "the help names every format")
+	}
 
 	o, err = parseSimulate([]string{"--dir=/x", "--once"}, io.Discard)
 	require.NoError(t, err)
@@ -279,6 +331,55 @@ func TestParseSimulate(t *testing.T) {
 	o, err = parseSimulate([]string{"--dir=/x", "--once", "--interval=1s"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, time.Second, o.interval)
+}
+
+// TestParseSimulateFormatRoots: --format-roots takes the plugin's
+// Format_Roots syntax, one directory per format; the formats it names are
+// written, the others not; --dir is Cortex Plane's root and may repeat it.
+func TestParseSimulateFormatRoots(t *testing.T) {
+	o, err := parseSimulate([]string{"--format-roots", "cortex=/data/sessions, codelia=/data/codelia/,orbitmesh=/data/orbitmesh"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"cortex": "/data/sessions", "codelia": "/data/codelia", "orbitmesh": "/data/orbitmesh"}, o.roots)
+	assert.Equal(t, "/data/sessions", o.dir, "Cortex Plane's root is --dir's")
+	assert.Equal(t, sampleFormatNames(), simulatedFormats(o), "every format, in the table's order")
+
+	o, err = parseSimulate([]string{"--format-roots=orbitmesh=om"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"orbitmesh": "om"}, o.roots, "a relative root, as --dir may be")
+	assert.Empty(t, o.dir, "no Cortex Plane")
+	assert.Equal(t, []string{"orbitmesh"}, simulatedFormats(o))
+
+	o, err = parseSimulate([]string{"--dir=/d/", "--format-roots=cortex=/d,codelia=/c"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"cortex": "/d", "codelia": "/c"}, o.roots, "--dir may name cortex's root again")
+
+	o, err = parseSimulate([]string{"--dir=/d", "--format-roots=codelia=/c"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"cortex": "/d", "codelia": "/c"}, o.roots)
+}
+
+// simulatedFormats names the formats a simulator with o writes.
+func simulatedFormats(o simulateOpts) []string {
+	var out []string
+	for _, f := range newSimulator(o, time.Now, io.Discard).formats {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+// TestSampleFormatsAreRegistered: every format simulate and demo write is
+// a registered format, and its generator labels its files with its name.
+func TestSampleFormatsAreRegistered(t *testing.T) {
+	require.Len(t, sampleFormats, len(registry.All()), "every registered format is simulated")
+	for _, f := range sampleFormats {
+		require.NotNil(t, registry.Lookup(f.name), f.name)
+		c, err := f.generate(1, f.minFaults, simStart, true)
+		require.NoError(t, err, f.name)
+		require.NotEmpty(t, c.Files, f.name)
+		for _, file := range c.Files {
+			assert.Equal(t, f.name, file.Format, file.Rel)
+		}
+	}
 }
 
 // deployedCommands returns the journalship command lines of the DaemonSet
@@ -337,6 +438,9 @@ func TestDeployedCommandLines(t *testing.T) {
 			o, err := parseSimulate(args[1:], io.Discard)
 			require.NoError(t, err, where)
 			assert.Equal(t, "/data/sessions", o.dir)
+			for name, root := range o.roots {
+				assert.True(t, filepath.IsAbs(root), "%s: %s's root %s is absolute, as Format_Roots needs", where, name, root)
+			}
 			assert.False(t, o.once, "the simulator keeps writing")
 			assert.Positive(t, o.crashEvery, "and crashes now and then")
 		default:

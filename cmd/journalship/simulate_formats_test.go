@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/journalship/journalship/audit"
+	"github.com/journalship/journalship/format/orbitmesh"
+	"github.com/journalship/journalship/format/registry"
+	"github.com/journalship/journalship/internal/sample"
+)
+
+// TestSimulateWritesEveryFormat: one round of every format, each under its
+// own root, every third session (run) of each format crashing. Every file
+// is detected as its root's format by its path, both with the roots as
+// Format_Roots and by the format's layout alone; is valid by its format's
+// rules (journalship verify's audit: no corrupt, schema-invalid or
+// out-of-sequence line, none of the format's own annotations such as a
+// Codelia date_mismatch or an OrbitMesh status_disagrees, no problem);
+// and either ends its session or run or, if its writer crashed, ends in a
+// torn last line.
+func TestSimulateWritesEveryFormat(t *testing.T) {
+	roots := everyRoot(t)
+	s := simulateRound(t, simulateOpts{roots: roots, seed: 7, crashEvery: 3, jobs: 6}, simStart)
+	cfg := audit.DefaultConfig()
+	for name, root := range roots {
+		cfg.Formats.Roots[name] = []string{root}
+	}
+	var reps []audit.Report
+	_, err := audit.Tree(rootList(roots), cfg, func(r audit.Report) { reps = append(reps, r) })
+	require.NoError(t, err)
+	anywhere, err := registry.New(registry.DefaultConfig())
+	require.NoError(t, err)
+	files, crashed := map[string]int{}, map[string]int{}
+	for _, r := range reps {
+		want := formatUnder(t, roots, r.Path)
+		files[want]++
+		assert.Equal(t, want, r.Format, r.Path)
+		assert.Equal(t, "path", r.DetectedBy, "%s: detected by its path, confirmed by its first line", r.Path)
+		assert.Empty(t, r.PathProblem, r.Path)
+		d := anywhere.Detect(r.Path, firstLineOf(t, r.Path))
+		assert.Equal(t, want, d.Format.Name(), "%s: its format's layout, without Format_Roots", r.Path)
+		assert.Equal(t, "path", d.How, r.Path)
+		assert.Zero(t, r.CorruptLines+r.SchemaInvalidLines, r.Path)
+		assert.Zero(t, r.SeqGapCount+r.DuplicateSeqs+r.Regressions, r.Path)
+		assert.Empty(t, r.Notes, "%s: none of the format's own annotations", r.Path)
+		assert.Empty(t, r.Problems, r.Path)
+		if r.TailTruncated {
+			crashed[want]++
+			continue
+		}
+		assert.True(t, r.SessionEnded, "%s: a file whose writer did not crash ends its session or run", r.Path)
+		assert.NotEmpty(t, r.EndReason, r.Path)
+	}
+	require.Len(t, s.formats, len(sampleFormats))
+	for _, f := range s.formats {
+		assert.Equal(t, f.started, files[f.name], "%s: one file per session or run", f.name)
+		assert.Equal(t, f.started/3, crashed[f.name], "%s: every third crashes", f.name)
+		assert.Equal(t, f.crashes, crashed[f.name], f.name)
+		assert.Positive(t, crashed[f.name], f.name)
+	}
+	assert.Equal(t, len(reps), s.started)
+}
+
+// TestSimulateWritesTheGeneratorsRecords: a Codelia or OrbitMesh file
+// holds its generator's records, line for line, stamped with the time of
+// writing (never decreasing, every other time in the record moved as
+// much), a Codelia run under the date its header says it started; a
+// crash leaves a strict prefix of the next record; the snapshots of a
+// session whose writer did not crash are the generator's, moved as its
+// last line, and there are none of a crashed one.
+func TestSimulateWritesTheGeneratorsRecords(t *testing.T) {
+	const seed, jobs = 11, 6
+	roots := everyRoot(t)
+	s := simulateRound(t, simulateOpts{roots: roots, seed: seed, crashEvery: 2, jobs: jobs}, simStart)
+	for _, f := range sampleFormats[1:] {
+		c, err := roundCorpus(f, seed, 0, jobs, simStart)
+		require.NoError(t, err)
+		gen := map[string]sample.File{}
+		for _, file := range c.Files {
+			gen[path.Base(file.Rel)] = file
+		}
+		type result struct {
+			shift   time.Duration
+			crashed bool
+		}
+		results := map[string]result{} // by file name
+		walkJournals(t, roots[f.name], func(rel string, data []byte) {
+			if !strings.HasSuffix(rel, ".jsonl") {
+				return
+			}
+			src, ok := gen[path.Base(rel)]
+			require.True(t, ok, "%s: a generated file", rel)
+			lines := strings.Split(string(data), "\n")
+			tail, lines := lines[len(lines)-1], lines[:len(lines)-1]
+			require.NotEmpty(t, lines, rel)
+			d := checkRecords(t, f, rel, lines, src)
+			if f.name == "codelia" {
+				assert.Equal(t, "sessions/"+ownTime(t, f, lines[0]).Format("2006/01/02")+"/"+path.Base(src.Rel), rel,
+					"the date directory is the header's started_at")
+			}
+			results[path.Base(rel)] = result{shift: d, crashed: tail != ""}
+			if tail == "" {
+				assert.Len(t, lines, len(src.Lines), "%s: a file whose writer did not crash is complete", rel)
+				return
+			}
+			next := maskDigits(src.Lines[len(lines)].Text)
+			assert.True(t, len(tail) < len(next) && strings.HasPrefix(next, maskDigits(tail)), "%s: the partial line is a prefix of the next record", rel)
+		})
+		assert.Equal(t, s.formats[lookupIndex(f)].started, len(results), f.name)
+		shifts := map[string]time.Duration{} // by session: its last file's shift, unless it crashed
+		for _, file := range c.Files {       // a session's files in the order they were written
+			r := results[path.Base(file.Rel)]
+			if r.crashed {
+				delete(shifts, file.SessionID)
+				continue
+			}
+			shifts[file.SessionID] = r.shift
+		}
+		checkSide(t, f, roots[f.name], c.Side, shifts)
+	}
+}
+
+// checkRecords checks a file's complete lines against its generator's and
+// returns how far the last one's times moved.
+func checkRecords(t *testing.T, f *sampleFormat, rel string, lines []string, src sample.File) time.Duration {
+	t.Helper()
+	prev, d := time.Time{}, time.Duration(0)
+	for i, l := range lines {
+		ts := ownTime(t, f, l)
+		was := ownTime(t, f, src.Lines[i].Text)
+		back, _ := f.stamp(l, was)
+		assert.Equal(t, src.Lines[i].Text, back, "%s line %d: the generator's record, its times moved", rel, i)
+		assertMovedBy(t, src.Lines[i].Text, l, ts.Sub(was), fmt.Sprintf("%s line %d", rel, i))
+		assert.False(t, ts.Before(prev), "%s line %d: times never decrease", rel, i)
+		assert.False(t, ts.Before(simStart), "%s line %d: stamped by the clock", rel, i)
+		prev, d = ts, ts.Sub(was)
+	}
+	return d
+}
+
+// assertMovedBy checks that every time in got is the one in want moved by d.
+func assertMovedBy(t *testing.T, want, got string, d time.Duration, where string) {
+	t.Helper()
+	w, g := quotedTime.FindAllString(want, -1), quotedTime.FindAllString(got, -1)
+	require.Len(t, g, len(w), where)
+	for i := range w {
+		wt, err := time.Parse(`"`+timestampLayout+`"`, w[i])
+		require.NoError(t, err, where)
+		gt, err := time.Parse(`"`+timestampLayout+`"`, g[i])
+		require.NoError(t, err, where)
+		assert.Equal(t, d, gt.Sub(wt), "%s: time %d moved with the record's own", where, i)
+	}
+}
+
+// checkSide checks the side files: present, whole and the generator's
+// moved by the session's last shift exactly for the sessions in shifts.
+func checkSide(t *testing.T, f *sampleFormat, root string, side []sample.SideFile, shifts map[string]time.Duration) {
+	t.Helper()
+	written := 0
+	for _, sf := range side {
+		id, _, _ := strings.Cut(path.Base(sf.Rel), ".")
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(sf.Rel)))
+		d, whole := shifts[id]
+		if !whole {
+			assert.ErrorIs(t, err, os.ErrNotExist, "%s: no snapshot of a session whose writer crashed", sf.Rel)
+			continue
+		}
+		written++
+		require.NoError(t, err, sf.Rel)
+		assert.Equal(t, shiftTimes(string(sf.Data), d), string(data), sf.Rel)
+		assertMovedBy(t, string(sf.Data), string(data), d, sf.Rel)
+		assert.True(t, json.Valid(data), sf.Rel)
+	}
+	assert.Positive(t, written, "%s: some snapshots", f.name)
+	walkJournals(t, root, func(rel string, _ []byte) {
+		assert.False(t, strings.HasSuffix(rel, ".tmp"), "%s: no temporary file left", rel)
+		if strings.HasSuffix(rel, ".messages.jsonl") {
+			if _, ok := shifts[strings.TrimSuffix(path.Base(rel), ".messages.jsonl")]; ok {
+				snap := orbitmesh.ReadSnapshot(filepath.Join(root, rel))
+				assert.True(t, snap.Read && snap.HasModel && snap.HasLastSeq, "%s: its snapshot is read", rel)
+			}
+		}
+	})
+}
+
+// TestSimulateRestartWritesNewFiles: a simulator started again with the
+// same seed into the same roots, later, writes new files beside the
+// first one's (Codelia and OrbitMesh draw their ids from the seed).
+func TestSimulateRestartWritesNewFiles(t *testing.T) {
+	roots := everyRoot(t)
+	o := simulateOpts{roots: roots, seed: 4, jobs: 3}
+	first := simulateRound(t, o, simStart)
+	second := simulateRound(t, o, simStart.Add(time.Minute))
+	reps := auditTree(t, rootList(roots)...)
+	assert.Len(t, reps, first.started+second.started)
+}
+
+// TestStampTimes: a record's own time is set, its other times move as
+// much, and stamping back restores the record.
+func TestStampTimes(t *testing.T) {
+	line := `{"seq":8,"ts":"2026-02-23T14:31:00.652Z","kind":"k","content":"x \"2026-02-23T14:31:00.652Z\"","deadline_at":"2026-02-23T18:31:00.644Z"}`
+	at := time.Date(2026, 3, 1, 0, 0, 1, 500_000_000, time.UTC)
+	got, d := stampTimes(line, at)
+	assert.Equal(t, `{"seq":8,"ts":"2026-03-01T00:00:01.500Z","kind":"k","content":"x \"2026-02-23T14:31:00.652Z\"","deadline_at":"2026-03-01T04:00:01.492Z"}`, got)
+	assert.Equal(t, at.Sub(time.Date(2026, 2, 23, 14, 31, 0, 652_000_000, time.UTC)), d)
+	back, _ := stampTimes(got, time.Date(2026, 2, 23, 14, 31, 0, 652_000_000, time.UTC))
+	assert.Equal(t, line, back)
+	header := `{"type":"x","run_id":"r","started_at":"2026-02-23T15:07:46.409Z","tools":{"ts":"2026-02-23T15:07:46.000Z"}}`
+	got, _ = stampTimes(header, at)
+	assert.Equal(t, `{"type":"x","run_id":"r","started_at":"2026-03-01T00:00:01.500Z","tools":{"ts":"2026-03-01T00:00:01.091Z"}}`, got, "the first time key is the record's own")
+	got, d = stampTimes(`{"seq":1}`, at)
+	assert.Equal(t, `{"seq":1}`, got)
+	assert.Zero(t, d)
+}
+
+// formatUnder is the format whose root holds p.
+func formatUnder(t *testing.T, roots map[string]string, p string) string {
+	t.Helper()
+	for name, root := range roots {
+		if strings.HasPrefix(p, root+string(filepath.Separator)) {
+			return name
+		}
+	}
+	t.Fatalf("%s is under no root", p)
+	return ""
+}
+
+// firstLineOf returns the file's first line.
+func firstLineOf(t *testing.T, p string) []byte {
+	t.Helper()
+	fh, err := os.Open(p)
+	require.NoError(t, err)
+	defer fh.Close()
+	line, err := bufio.NewReader(fh).ReadBytes('\n')
+	require.NoError(t, err, p)
+	return line
+}
+
+// ownTime is the time the format's stamp reads as the record's own.
+func ownTime(t *testing.T, f *sampleFormat, line string) time.Time {
+	t.Helper()
+	_, d := f.stamp(line, simStart)
+	return simStart.Add(-d)
+}
+
+// maskDigits replaces every digit by X: a torn line's times are cut anywhere.
+func maskDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return 'X'
+		}
+		return r
+	}, s)
+}
+
+// lookupIndex is f's index in sampleFormats.
+func lookupIndex(f *sampleFormat) int {
+	for i, g := range sampleFormats {
+		if g == f {
+			return i
+		}
+	}
+	return -1
+}
