@@ -97,21 +97,8 @@ func TestFormatUSD(t *testing.T) {
 // reads and writes is charged each part of its prompt once, at its price,
 // and the cache tokens are counted apart in the metrics.
 func TestCacheTokensAtTheirOwnPrices(t *testing.T) {
-	path := "/data/codelia/sessions/2026/02/03/8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a.jsonl"
-	run := `"run_id":"8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a"`
-	data := []byte(`{"type":"header","schema_version":1,` + run + `,"started_at":"2026-02-03T12:00:00.123Z","model":{"provider":"anthropic","name":"claude-sonnet-4-5"}}` + "\n" +
-		`{"type":"llm.request",` + run + `,"ts":"2026-02-03T12:00:01.000Z","seq":1,"model":{"provider":"anthropic","name":"claude-sonnet-4-5"},"input":{"messages":[]}}` + "\n" +
-		`{"type":"llm.response",` + run + `,"ts":"2026-02-03T12:00:02.000Z","seq":1,"output":{"messages":[],"usage":{"model":"claude-sonnet-4-5","input_tokens":1000,"input_cached_tokens":8000,"input_cache_creation_tokens":1000,"output_tokens":200,"total_tokens":1200}}}` + "\n")
-	e := newEnvPriced(t, nil, pricing.Default())
-	_, err := e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
-	require.NoError(t, err)
-	var resp capturedEntry
-	for _, en := range e.cap.entries() {
-		if strings.Contains(en.labels, `event_type="llm.response"`) {
-			resp = en
-		}
-	}
-	require.NotEmpty(t, resp.md, "the response was shipped")
+	e, resp := shipCodeliaResponse(t, "anthropic", "claude-sonnet-4-5",
+		`"input_tokens":1000,"input_cached_tokens":8000,"input_cache_creation_tokens":1000,"output_tokens":200,"total_tokens":1200`)
 	// Anthropic's input_tokens are the uncached ones: tokens_in is the
 	// whole prompt, the cache reads and writes added back.
 	assert.Equal(t, "10000", resp.md["tokens_in"])
@@ -130,11 +117,30 @@ func TestCacheTokensAtTheirOwnPrices(t *testing.T) {
 // cached tokens inside input_tokens, so tokens_in is input_tokens as
 // written and only the uncached rest is charged at the input price.
 func TestInclusiveInputIsNotAddedTwice(t *testing.T) {
+	_, resp := shipCodeliaResponse(t, "openai", "gpt-4.1",
+		`"input_tokens":10000,"input_cached_tokens":8000,"input_cache_creation_tokens":null,"output_tokens":200,"total_tokens":10200`)
+	assert.Equal(t, "10000", resp.md["tokens_in"])
+	assert.Equal(t, "8000", resp.md["tokens_cache_read"])
+	assert.Empty(t, resp.md["tokens_cache_write"])
+	pr, ok := pricing.Default().Lookup("", "gpt-4.1")
+	require.True(t, ok)
+	want := pr.CostUsage(2000, 200, 8000, 0)
+	got, err := strconv.ParseFloat(resp.md["cost_usd"], 64)
+	require.NoError(t, err)
+	assert.InDelta(t, want, got, 1e-9, "2000 uncached at the input price, 8000 at the cached price")
+}
+
+// shipCodeliaResponse ships a Codelia run of the provider's model with one
+// answered request whose output.usage has the given fields, and returns
+// the test environment and the response's entry.
+func shipCodeliaResponse(t *testing.T, provider, model, usage string) (*env, capturedEntry) {
+	t.Helper()
 	path := "/data/codelia/sessions/2026/02/03/8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a.jsonl"
 	run := `"run_id":"8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a"`
-	data := []byte(`{"type":"header","schema_version":1,` + run + `,"started_at":"2026-02-03T12:00:00.123Z","model":{"provider":"openai","name":"gpt-4.1"}}` + "\n" +
-		`{"type":"llm.request",` + run + `,"ts":"2026-02-03T12:00:01.000Z","seq":1,"input":{"messages":[]}}` + "\n" +
-		`{"type":"llm.response",` + run + `,"ts":"2026-02-03T12:00:02.000Z","seq":1,"output":{"messages":[],"usage":{"model":"gpt-4.1","input_tokens":10000,"input_cached_tokens":8000,"input_cache_creation_tokens":null,"output_tokens":200,"total_tokens":10200}}}` + "\n")
+	m := `{"provider":"` + provider + `","name":"` + model + `"}`
+	data := []byte(`{"type":"header","schema_version":1,` + run + `,"started_at":"2026-02-03T12:00:00.123Z","model":` + m + `}` + "\n" +
+		`{"type":"llm.request",` + run + `,"ts":"2026-02-03T12:00:01.000Z","seq":1,"model":` + m + `,"input":{"messages":[]}}` + "\n" +
+		`{"type":"llm.response",` + run + `,"ts":"2026-02-03T12:00:02.000Z","seq":1,"output":{"messages":[],"usage":{"model":"` + model + `",` + usage + `}}}` + "\n")
 	e := newEnvPriced(t, nil, pricing.Default())
 	_, err := e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
 	require.NoError(t, err)
@@ -145,13 +151,5 @@ func TestInclusiveInputIsNotAddedTwice(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, resp.md, "the response was shipped")
-	assert.Equal(t, "10000", resp.md["tokens_in"])
-	assert.Equal(t, "8000", resp.md["tokens_cache_read"])
-	assert.Empty(t, resp.md["tokens_cache_write"])
-	pr, ok := pricing.Default().Lookup("", "gpt-4.1")
-	require.True(t, ok)
-	want := pr.CostUsage(2000, 200, 8000, 0)
-	got, err := strconv.ParseFloat(resp.md["cost_usd"], 64)
-	require.NoError(t, err)
-	assert.InDelta(t, want, got, 1e-9, "2000 uncached at the input price, 8000 at the cached price")
+	return e, resp
 }

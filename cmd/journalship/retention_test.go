@@ -71,19 +71,7 @@ func TestRetentionOnce(t *testing.T) {
 	require.NoError(t, l.MarkFinished(ctx, done, "", int64(len(content)), int64(len(content))))
 	require.NoError(t, l.Close())
 
-	run := func(extra ...string) string {
-		t.Helper()
-		fs := flag.NewFlagSet("retention", flag.ContinueOnError)
-		get, o := retentionFlags(fs)
-		args := append([]string{"--once", "--root", root, "--ledger-path", ledgerPath, "--dead-letter-path", filepath.Join(dir, "dl.jsonl"),
-			"--loki-url", "http://" + deadAddr(t), "--metrics-address", "off", "--log-level", "error"}, extra...)
-		require.NoError(t, fs.Parse(args))
-		o.once, o.metricsAddr = true, get("Metrics_Address")
-		var out bytes.Buffer
-		o.cfg.Log = &out
-		require.NoError(t, retentionRun(ctx, get, o, &out))
-		return out.String()
-	}
+	run := func(extra ...string) string { return retentionOnce(t, root, dir, ledgerPath, extra...) }
 	before := listTree(t, dir)
 	out := run("--dry-run")
 	assert.Contains(t, out, "would delete "+done+" — job_terminal: job completed")
@@ -238,18 +226,7 @@ func TestRetentionSeveralRootsByTheirFormats(t *testing.T) {
 	}
 	require.NoError(t, l.Close())
 	run1 := func(extra ...string) string {
-		t.Helper()
-		fs := flag.NewFlagSet("retention", flag.ContinueOnError)
-		get, o := retentionFlags(fs)
-		args := append([]string{"--once", "--root", cortexRoot + "," + codeliaRoot, "--ledger-path", ledgerPath,
-			"--dead-letter-path", filepath.Join(dir, "dl.jsonl"), "--loki-url", "http://" + deadAddr(t),
-			"--metrics-address", "off", "--log-level", "error"}, extra...)
-		require.NoError(t, fs.Parse(args))
-		o.once, o.metricsAddr = true, get("Metrics_Address")
-		var out bytes.Buffer
-		o.cfg.Log = &out
-		require.NoError(t, retentionRun(ctx, get, o, &out))
-		return out.String()
+		return retentionOnce(t, cortexRoot+","+codeliaRoot, dir, ledgerPath, extra...)
 	}
 	out := run1("--dry-run", "--format-roots", "codelia="+filepath.Join(dir, "elsewhere"))
 	assert.Contains(t, out, "would delete "+job)
@@ -260,4 +237,21 @@ func TestRetentionSeveralRootsByTheirFormats(t *testing.T) {
 	assert.NoFileExists(t, job)
 	assert.NoFileExists(t, run)
 	assert.DirExists(t, filepath.Join(codeliaRoot, "sessions"), "the runtime's sessions directory stays")
+}
+
+// retentionOnce runs one sweep of roots (comma-separated) with the ledger
+// at ledgerPath, the dead-letter file in dir and a dead Loki, and returns
+// what it printed and logged.
+func retentionOnce(t *testing.T, roots, dir, ledgerPath string, extra ...string) string {
+	t.Helper()
+	fs := flag.NewFlagSet("retention", flag.ContinueOnError)
+	get, o := retentionFlags(fs)
+	args := append([]string{"--once", "--root", roots, "--ledger-path", ledgerPath, "--dead-letter-path", filepath.Join(dir, "dl.jsonl"),
+		"--loki-url", "http://" + deadAddr(t), "--metrics-address", "off", "--log-level", "error"}, extra...)
+	require.NoError(t, fs.Parse(args))
+	o.once, o.metricsAddr = true, get("Metrics_Address")
+	var out bytes.Buffer
+	o.cfg.Log = &out
+	require.NoError(t, retentionRun(context.Background(), get, o, &out))
+	return out.String()
 }
