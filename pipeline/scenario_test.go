@@ -120,3 +120,17 @@ func TestSyntheticEntriesFollowTheOldEntryPolicy(t *testing.T) {
 	assert.Empty(t, e.cap.entries())
 	assert.Contains(t, e.deadLetters(t)[0], "outside Loki's accepted window")
 }
+
+// TestSyntheticEntriesKeepTheFilesSession: the finalizer's marker of an
+// OrbitMesh log, whose lines state no session start, carries the session
+// its file name gives, so it shows in that session's audit trail.
+func TestSyntheticEntriesKeepTheFilesSession(t *testing.T) {
+	e := newEnv(t, nil)
+	require.NoError(t, e.pipe.ShipSynthetic(context.Background(), []Synthetic{{
+		Path: "/data/orbitmesh/sessions/ses_5f0a.messages.jsonl", Kind: "truncated_tail", Time: testNow,
+		Line: []byte(`{"journalship":"truncated_tail"}`), Annotations: []string{"truncated_tail"}}}))
+	es := e.cap.entries()
+	require.Len(t, es, 1)
+	assert.Equal(t, "ses_5f0a", es[0].md["session_id"])
+	assert.Contains(t, es[0].labels, `format="orbitmesh"`)
+}

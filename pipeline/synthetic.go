@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strconv"
@@ -128,7 +129,7 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Ent
 		}
 	}
 	add(KeyJobID, f.path.JobID)
-	add(KeySessionID, f.sessionID)
+	add(KeySessionID, cmp.Or(f.sessionID, f.path.SessionID)) // learned from the lines, else the file name's (OrbitMesh)
 	add(KeyPod, f.path.Pod)
 	add(KeyAgentID, f.agentID)
 	add(KeyRunID, f.path.RunID)

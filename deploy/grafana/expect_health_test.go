@@ -2,6 +2,7 @@ package grafana
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
@@ -39,18 +40,18 @@ func healthExpectations() map[string]expectFunc {
 	})
 	kinds := counter("kind", (*world).kindCounts)
 	return map[string]expectFunc{
-		k("Lines per second by outcome", "A"):    outcomes[1],
-		k("Lines per second by outcome", "B"):    shipped[1],
-		k("Bytes per second", "A"):               bytes[1],
-		k("Lines shipped", "A"):                  shipped[0],
-		k("Journal events in Loki by type", "A"): eventsByType,
-		k("Dead-lettered lines by reason", "A"):  dead[0],
-		k("Dead letters per second", "A"):        dead[1],
-		k("Retries by cause", "A"):               retries[0],
-		k("Retries per second", "A"):             retries[1],
-		k("Ledger errors", "A"):                  func(w *world, sc scenario) want { return single(0) },
-		k("Annotations by kind", "A"):            kinds[0],
-		k("Annotations per second", "A"):         kinds[1],
+		k("Lines per second by outcome", "A"):               outcomes[1],
+		k("Lines per second by outcome", "B"):               shipped[1],
+		k("Bytes per second", "A"):                          bytes[1],
+		k("Lines shipped", "A"):                             shipped[0],
+		k("Journal events in Loki by format and type", "A"): eventsByType,
+		k("Dead-lettered lines by reason", "A"):             dead[0],
+		k("Dead letters per second", "A"):                   dead[1],
+		k("Retries by cause", "A"):                          retries[0],
+		k("Retries per second", "A"):                        retries[1],
+		k("Ledger errors", "A"):                             func(w *world, sc scenario) want { return single(0) },
+		k("Annotations by kind", "A"):                       kinds[0],
+		k("Annotations per second", "A"):                    kinds[1],
 		k("Seqs missing", "A"): func(w *world, sc scenario) want {
 			return want{values: w.sum(all, none, func(f *fact) float64 { return float64(f.missing) })}
 		},
@@ -112,41 +113,51 @@ func (w *world) allLines(keyOf func(*fact) string, val func(*fact) float64) map[
 	return out
 }
 
-// kindCounts counts the annotations of the shipped lines by kind.
+// kindCounts counts the annotations of the shipped lines by kind: the
+// shared kinds, which journalship_annotations_total counts (a format's own
+// kinds are in Loki only).
 func (w *world) kindCounts() map[string]float64 {
 	v := map[string]float64{}
 	for i := range w.facts {
 		if f := &w.facts[i]; f.shipped {
 			for _, kd := range f.kinds {
-				v[kd]++
+				if !slices.Contains(ownAnnotations, kd) {
+					v[kd]++
+				}
 			}
 		}
 	}
 	return v
 }
 
-// eventsByType: entries in Loki by event_type on the selected nodes,
-// journalship's own entries included.
+// eventsByType: entries in Loki by format and event_type on the selected
+// nodes and formats, journalship's own entries included.
 func eventsByType(w *world, sc scenario) want {
-	v := w.count(func(f *fact) bool { return sc.selected("node", f.node) }, func(f *fact) string { return f.eventType })
-	for _, f := range w.files(func(f *sample.File) bool { return sc.selected("node", w.nodes[f.JobID]) }) {
-		v["file_summary"]++
+	v := w.count(func(f *fact) bool { return sc.selected("node", f.node) && sc.formatOK(f) }, func(f *fact) string { return key(f.format, f.eventType) })
+	for _, f := range w.files(func(f *sample.File) bool { return sc.selected("node", w.nodeOf(f)) && sc.fileFormatOK(f) }) {
+		v[key(f.Format, "file_summary")]++
 		if len(f.PartialTail) > 0 {
-			v["truncated_tail"]++
+			v[key(f.Format, "truncated_tail")]++
 		}
 	}
-	return want{by: labels("event_type"), values: v}
+	return want{by: []string{"format", "event_type"}, values: v}
 }
 
-// lostEvents: every line after a seq gap on the selected nodes.
+// lostEvents: every line after a seq gap (or a Codelia request seq gap) on
+// the selected nodes and formats, with its job, session and run.
 func (w *world) lostEvents(sc scenario) func([]lokiquery.Entry) error {
 	var wants []entryWant
 	for i := range w.facts {
 		f := &w.facts[i]
-		if !f.shipped || f.gap == "" || !sc.selected("node", f.node) {
+		if !f.shipped || (f.gap == "" && f.requestGap == "") || !sc.selected("node", f.node) || !sc.formatOK(f) {
 			continue
 		}
-		line := fmt.Sprintf("missing seq %s before seq %s (%s) · job %s · session %s", f.gap, seqText(f), f.eventType, f.file.JobID, f.file.SessionID)
+		missing := "seq " + f.gap
+		if f.gap == "" {
+			missing = "request seq " + f.requestGap
+		}
+		line := fmt.Sprintf("missing %s before seq %s (%s %s)", missing, seqText(f), f.format, f.eventType) +
+			prefixed(" · job ", f.file.JobID) + prefixed(" · session ", f.file.SessionID) + prefixed(" · run ", runIDOf(f))
 		wants = append(wants, entryWant{place: w.linePlace(f), check: func(e lokiquery.Entry) error { return lineIs(e, line) }})
 	}
 	return func(es []lokiquery.Entry) error { return matchEntries(es, wants) }
@@ -176,8 +187,11 @@ func expectations() map[string]expectFunc {
 func (w *world) variableValues() map[string][]string {
 	return map[string][]string{
 		expectKey(auditUID, "$node", ""):      {"node-a", "node-b"},
+		expectKey(auditUID, "$format", ""):    formats,
 		expectKey(costUID, "$tenant", ""):     {tenantAcme, tenantDefault},
+		expectKey(costUID, "$format", ""):     formats,
 		expectKey(healthUID, "$instance", ""): {w.shipAddr},
 		expectKey(healthUID, "$node", ""):     {"node-a", "node-b"},
+		expectKey(healthUID, "$format", ""):   formats,
 	}
 }

@@ -23,6 +23,10 @@ type priceEntry struct {
 	Match  []string `yaml:"match"`
 	Input  float64  `yaml:"input_usd_per_million"`
 	Output float64  `yaml:"output_usd_per_million"`
+	// CacheRead and CacheWrite: the prices of prompt tokens read from and
+	// written to the cache; nil: the input price.
+	CacheRead  *float64 `yaml:"cache_read_usd_per_million"`
+	CacheWrite *float64 `yaml:"cache_write_usd_per_million"`
 }
 
 // pricesFile is the test's price table.
@@ -81,9 +85,21 @@ func lookupIn(entries map[string]priceEntry, model string) (string, priceEntry, 
 	return "", priceEntry{}, false
 }
 
-// cost is the dollars of prompt and completion tokens at e.
-func (e priceEntry) cost(prompt, completion int64) float64 {
-	return (float64(prompt)*e.Input + float64(completion)*e.Output) / 1e6
+// cost is the dollars of a response at e: prompt (the whole prompt, cache
+// reads and writes included) and completion tokens, each part of the
+// prompt at its own price.
+func (e priceEntry) cost(prompt, completion, cacheRead, cacheWrite int64) float64 {
+	uncached := max(0, prompt-cacheRead-cacheWrite)
+	return (float64(uncached)*e.Input + float64(completion)*e.Output +
+		float64(cacheRead)*orPrice(e.CacheRead, e.Input) + float64(cacheWrite)*orPrice(e.CacheWrite, e.Input)) / 1e6
+}
+
+// orPrice is *p, or fallback when the table states no price.
+func orPrice(p *float64, fallback float64) float64 {
+	if p == nil {
+		return fallback
+	}
+	return *p
 }
 
 // entryNames are the entry names of the table and every tenant.

@@ -30,15 +30,17 @@ func TestDashboardQueries(t *testing.T) {
 	}
 	w := newWorld(t)
 	exps := expectations()
-	r := &runs{exps: exps, used: map[string]bool{}, data: map[string]bool{}, cache: map[string]answer{}}
+	r := newRuns(exps)
 	for _, d := range dashes {
-		for _, sc := range w.scenarios(d.UID, scrape) {
+		scs := w.scenarios(d.UID, scrape)
+		for _, sc := range scs {
 			if life := w.shipAt.Sub(w.zeroAt); life >= sc.rateInterval() {
 				t.Fatalf("the world took %s from the first scrape to the last, more than $__rate_interval (%s): rates would miss the start", life, sc.rateInterval())
 			}
 			t.Run(d.UID+"/"+sc.name, func(t *testing.T) { w.checkTargets(t, d, sc, r) })
 		}
 		t.Run(d.UID+"/variables", func(t *testing.T) { w.checkVariableQueries(t, d, r.used) })
+		t.Run(d.UID+"/format-shares", func(t *testing.T) { r.checkShares(t, d, scs) })
 	}
 	for k := range exps {
 		switch {
@@ -60,6 +62,13 @@ type runs struct {
 	used  map[string]bool
 	data  map[string]bool
 	cache map[string]answer
+	got   map[string]map[string]answer // target → scenario name → answer
+}
+
+// newRuns starts the bookkeeping of TestDashboardQueries.
+func newRuns(exps map[string]expectFunc) *runs {
+	return &runs{exps: exps, used: map[string]bool{}, data: map[string]bool{}, cache: map[string]answer{},
+		got: map[string]map[string]answer{}}
 }
 
 // viewRange is the dashboards' time range in the test: the last two days,
@@ -68,12 +77,14 @@ type runs struct {
 // first scrape.
 const viewRange = 48 * time.Hour
 
-// auditJobs is how many jobs the audit trail is opened on: the four with
-// faults and two clean ones.
+// auditJobs is how many Cortex Plane jobs the audit trail is opened on:
+// the four with faults and two clean ones.
 const auditJobs = 6
 
 // scenarios are the views each dashboard is checked in, with the variables
-// set as listed.
+// set as listed (a variable not listed keeps its default: Format All).
+// Every dashboard is also viewed with one format selected, and two: each
+// answer must then be the selected formats' share alone.
 func (w *world) scenarios(uid string, scrape time.Duration) []scenario {
 	base := scenario{from: w.to.Add(-viewRange), to: w.to, dataPoints: 1000, scrape: scrape}
 	with := func(name string, vars map[string][]string) scenario {
@@ -83,19 +94,53 @@ func (w *world) scenarios(uid string, scrape time.Duration) []scenario {
 	}
 	var out []scenario
 	switch uid {
-	case "journalship-audit-trail":
-		for i, job := range w.jobIDs()[:auditJobs] {
-			out = append(out, with(fmt.Sprintf("job%02d", i), map[string][]string{"job": {job}, "session": {".*"}, "node": nil}))
-		}
-		crashed := w.crashedFile()
-		out = append(out, with("crashed-session", map[string][]string{"job": {crashed.JobID}, "session": {crashed.SessionID}, "node": {"node-a"}}))
-	case "journalship-cost":
+	case auditUID:
+		out = w.auditScenarios(with)
+	case costUID:
 		out = append(out, with("all-tenants", map[string][]string{"tenant": nil}), with("tenant-acme", map[string][]string{"tenant": {tenantAcme}}))
-	case "journalship-pipeline-health":
+		for _, fs := range formatSelections() {
+			out = append(out, with("format-"+strings.Join(fs, "+"), map[string][]string{"tenant": nil, "format": fs}))
+		}
+	case healthUID:
 		out = append(out, with("all", map[string][]string{"instance": nil, "node": nil}),
-			with("node-b", map[string][]string{"instance": {w.shipAddr}, "node": {"node-b"}}))
+			with("node-b", map[string][]string{"instance": {w.shipAddr}, "node": {"node-b"}}),
+			with("node-b-codelia", map[string][]string{"instance": nil, "node": {"node-b"}, "format": {codeliaDir}}))
+		for _, fs := range formatSelections() {
+			out = append(out, with("format-"+strings.Join(fs, "+"), map[string][]string{"instance": nil, "node": nil, "format": fs}))
+		}
 	}
 	return out
+}
+
+// formatSelections are the Format selections every dashboard is viewed
+// with besides All: each format alone, and two at once.
+func formatSelections() [][]string {
+	return [][]string{{cortexDir}, {codeliaDir}, {orbitmeshDir}, {codeliaDir, orbitmeshDir}}
+}
+
+// auditScenarios: the audit trail opened on Cortex Plane jobs (the four
+// with faults and two clean ones, one crashed session alone), on every
+// Codelia and OrbitMesh job (sessions, a run without a session), and with
+// one format selected: its own jobs only, another format's job empty.
+func (w *world) auditScenarios(with func(string, map[string][]string) scenario) []scenario {
+	job := func(j, session string, node, format []string) map[string][]string {
+		return map[string][]string{"job": {j}, "session": {session}, "node": node, "format": format}
+	}
+	var out []scenario
+	for i, j := range w.jobIDs()[:auditJobs] {
+		out = append(out, with(fmt.Sprintf("job%02d", i), job(j, ".*", nil, nil)))
+	}
+	crashed := w.crashedFile()
+	out = append(out, with("crashed-session", job(crashed.JobID, crashed.SessionID, []string{"node-a"}, nil)))
+	for _, f := range []string{codeliaDir, orbitmeshDir} {
+		for i, u := range w.units(f) {
+			out = append(out, with(fmt.Sprintf("%s%02d", f, i), job(u, ".*", nil, nil)))
+		}
+	}
+	for _, fs := range formatSelections() {
+		out = append(out, with("format-"+strings.Join(fs, "+"), job(w.units(fs[0])[0], ".*", nil, fs)))
+	}
+	return append(out, with("cortex-job-format-codelia", job(w.jobIDs()[0], ".*", nil, []string{codeliaDir})))
 }
 
 // checkTargets runs and checks every target of d in sc.
@@ -125,6 +170,7 @@ func (w *world) checkTargets(t *testing.T, d *Dashboard, sc scenario, r *runs) {
 				r.cache[ck] = a
 			}
 			r.data[k] = r.data[k] || !a.empty()
+			r.keep(k, sc.name, a)
 			if err := exp(w, sc).check(a); err != nil {
 				t.Errorf("%s [%s]: wrong answer: %v\n  query: %s", k, sc.name, err, q.expr)
 			}

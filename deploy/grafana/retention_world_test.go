@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/retention"
 )
 
@@ -47,14 +48,14 @@ func startRetentionMetrics(t *testing.T, addr string) *retention.Metrics {
 // sweep plans job states (a quarter of the jobs terminal for two days,
 // a quarter terminal for an hour, the rest running, one running job's
 // first file untouched for eight days) and runs one real sweep over the
-// shipped and finalized corpus.
+// shipped and finalized Cortex Plane corpus (the agent's root is the
+// Cortex Plane root; the other formats' journals stay).
 func (w *world) sweep(t *testing.T, sh *shipping, m *retention.Metrics) {
 	t.Helper()
 	now := time.Now()
 	p := retentionPlan{states: map[string]retention.JobState{}, deleted: map[string][2]float64{}, kept: map[string]float64{}}
 	filesOf := map[string][]string{}
-	for i := range w.corpus.Files {
-		f := &w.corpus.Files[i]
+	for _, f := range w.files(func(f *sample.File) bool { return f.JobID != "" }) {
 		filesOf[f.JobID] = append(filesOf[f.JobID], w.path(f))
 	}
 	for i, job := range w.jobIDs() {
@@ -87,7 +88,7 @@ func (w *world) sweep(t *testing.T, sh *shipping, m *retention.Metrics) {
 		}
 	}
 	cfg := retention.DefaultConfig()
-	cfg.Root, cfg.Log = w.root, io.Discard
+	cfg.Root, cfg.Log = filepath.Join(w.root, cortexDir), io.Discard
 	fcfg := finalize.DefaultConfig()
 	fcfg.Metrics = sh.set
 	inst := sh.insts[tenantAcme]

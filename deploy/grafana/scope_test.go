@@ -24,14 +24,21 @@ func (sc scenario) selected(name, value string) bool {
 	return vals == nil || slices.Contains(vals, value)
 }
 
-// inJob: the line belongs to the scenario's job and session selection.
+// formatOK: the line's format is among the Format selection.
+func (sc scenario) formatOK(f *fact) bool { return sc.selected("format", f.format) }
+
+// fileFormatOK is formatOK for files.
+func (sc scenario) fileFormatOK(f *sample.File) bool { return sc.selected("format", f.Format) }
+
+// inJob: the line belongs to the scenario's job and session selection, in
+// a selected format.
 func (sc scenario) inJob(f *fact) bool {
-	return f.file.JobID == sc.job() && sc.sessionOK(f.file.SessionID)
+	return f.unit == sc.job() && sc.sessionOK(f.file.SessionID) && sc.formatOK(f)
 }
 
-// fileInJob is inJob for files.
+// fileInJob is inJob for the finalizer's entries of a file.
 func (sc scenario) fileInJob(f *sample.File) bool {
-	return f.JobID == sc.job() && sc.sessionOK(f.SessionID)
+	return synthUnit(f) == sc.job() && sc.sessionOK(synthSession(f)) && sc.fileFormatOK(f)
 }
 
 // count counts the shipped facts pred accepts, by keyOf.
@@ -78,18 +85,24 @@ func orZero(m map[string]float64) map[string]float64 {
 
 func all(*fact) bool           { return true }
 func none(*fact) string        { return "" }
-func byJob(f *fact) string     { return f.file.JobID }
+func byJob(f *fact) string     { return f.unit }
 func byModel(f *fact) string   { return f.line.Model }
 func tokensIn(f *fact) float64 { return float64(f.line.PromptTokens) }
 func tokensOut(f *fact) float64 {
 	return float64(f.line.CompletionTokens)
 }
-func dollars(f *fact) float64 { return f.cost }
-func isType(typ string) func(*fact) bool {
-	return func(f *fact) bool { return f.eventType == typ }
+func cacheRead(f *fact) float64  { return float64(f.line.CacheReadTokens) }
+func cacheWrite(f *fact) float64 { return float64(f.line.CacheWriteTokens) }
+func dollars(f *fact) float64    { return f.cost }
+
+// hasRole selects the lines of one of the roles.
+func hasRole(roles ...string) func(*fact) bool {
+	return func(f *fact) bool { return slices.Contains(roles, f.role) }
 }
-func validResponse(f *fact) bool { return f.eventType == sample.TypeLLMResponse && f.line.Valid }
-func priced(f *fact) bool        { return f.costModel != "" }
+
+// counted: a response whose tokens Loki must count (tokens_* metadata).
+func counted(f *fact) bool { return f.line.Counted }
+func priced(f *fact) bool  { return f.costModel != "" }
 func and(ps ...func(*fact) bool) func(*fact) bool {
 	return func(f *fact) bool {
 		for _, p := range ps {
@@ -100,3 +113,19 @@ func and(ps ...func(*fact) bool) func(*fact) bool {
 		return true
 	}
 }
+
+// nonZero drops the zero sums: a query filtering on a key Loki only has
+// when it is not zero (the cache tokens) returns no series for them.
+func nonZero(m map[string]float64) map[string]float64 {
+	for k, v := range m {
+		if v == 0 {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// tokenKeys are the four token values of a counted response, in the
+// order of the dashboards' targets: prompt (tokens_in), completion
+// (tokens_out), cache read, cache write.
+var tokenKeys = []func(*fact) float64{tokensIn, tokensOut, cacheRead, cacheWrite}

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/journalship/journalship/backfill"
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/output"
 	"github.com/journalship/journalship/retention"
@@ -99,13 +101,16 @@ func (w *world) startShipping(t *testing.T, addr string) *shipping {
 
 // newFinalizers creates one finalizer per tenant before the first scrape,
 // as the retention agent does at its start: their counters exist at 0
-// before the first file is finished.
+// before the first file is finished. The writers are gone: a journal that
+// stopped at a line's end without ending (an OrbitMesh session waiting for
+// an approval) is finished too, once idle for a minute (the corpora ended
+// over an hour ago).
 func (sh *shipping) newFinalizers(t *testing.T) {
 	t.Helper()
 	sh.fins = map[string]*finalize.Finalizer{}
 	for _, tenant := range []string{tenantAcme, tenantDefault} {
 		cfg := finalize.DefaultConfig()
-		cfg.StaleAfter, cfg.Metrics = 0, sh.set
+		cfg.StaleAfter, cfg.IdleAfter, cfg.Metrics = 0, time.Minute, sh.set
 		inst := sh.insts[tenant]
 		f, err := finalize.New(cfg, inst, inst.Ledger(), retention.FinalizeStatus{Status: retention.JournalStatus{}})
 		if err != nil {
@@ -115,8 +120,9 @@ func (sh *shipping) newFinalizers(t *testing.T) {
 	}
 }
 
-// presetShipping creates at 0 the token series of the corpus's models, so
-// increase() over the test counts their first flush. Only the corpus knows
+// presetShipping creates at 0 the token series of the corpus's models
+// (prompt and completion; cache_read and cache_write for the models that
+// report them), so increase() over the test counts their first flush. Only the corpus knows
 // them: model ids are open-ended, so the product cannot create these series
 // before a model's first response (the README says so). Everything else
 // (outcomes, kinds, reasons, causes, the price table's entries per tenant,
@@ -127,22 +133,40 @@ func (w *world) presetShipping(s *metrics.Set) {
 			s.Tokens.WithLabelValues(m, "prompt", tenant)
 			s.Tokens.WithLabelValues(m, "completion", tenant)
 		}
+		for m, v := range w.corpus.CacheTokensByModel() {
+			for i, dir := range []string{"cache_read", "cache_write"} {
+				if v[i] > 0 {
+					s.Tokens.WithLabelValues(m, dir, tenant)
+				}
+			}
+		}
 	}
 }
 
-// jobDirs are the directories of the jobs of a tenant.
-func (w *world) jobDirs(tenant string) []string {
+// shipPaths are what a tenant's instance ships and finalizes: the
+// directories of its Cortex Plane jobs and its files of the other formats.
+func (w *world) shipPaths(tenant string) []string {
 	var out []string
 	for _, j := range w.jobIDs() {
-		if w.tenants[j] == tenant {
+		if w.tenants[w.jobFile(j).Rel] == tenant {
 			out = append(out, w.jobDir(j))
+		}
+	}
+	for i := range w.corpus.Files {
+		if f := &w.corpus.Files[i]; f.JobID == "" && w.tenantOf(f) == tenant {
+			out = append(out, w.path(f))
 		}
 	}
 	return out
 }
 
-// ship backfills each tenant's jobs through its instance, as `journalship
-// ship` does.
+// jobFile is the first file of a Cortex Plane job.
+func (w *world) jobFile(job string) *sample.File {
+	return w.files(func(f *sample.File) bool { return f.JobID == job })[0]
+}
+
+// ship backfills each tenant's journals through its instance, as
+// `journalship ship` does.
 func (sh *shipping) ship(t *testing.T, w *world) {
 	t.Helper()
 	for _, tenant := range []string{tenantAcme, tenantDefault} {
@@ -151,7 +175,7 @@ func (sh *shipping) ship(t *testing.T, w *world) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Run(context.Background(), w.jobDirs(tenant)...); err != nil {
+		if _, err := r.Run(context.Background(), w.shipPaths(tenant)...); err != nil {
 			t.Fatalf("shipping tenant %s: %v", tenant, err)
 		}
 	}
@@ -168,7 +192,7 @@ func (sh *shipping) ship(t *testing.T, w *world) {
 func (sh *shipping) finalize(t *testing.T, w *world) {
 	t.Helper()
 	for _, tenant := range []string{tenantAcme, tenantDefault} {
-		outs, err := sh.fins[tenant].Run(context.Background(), w.jobDirs(tenant)...)
+		outs, err := sh.fins[tenant].Run(context.Background(), w.shipPaths(tenant)...)
 		if err != nil {
 			t.Fatalf("finalizing tenant %s: %v", tenant, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -336,4 +337,99 @@ func promVarQuery(v *Variable) (PromVariableQuery, error) {
 		return q, fmt.Errorf("Prometheus variable query %+v: want qryType 1 and label_values(series, label)", q)
 	}
 	return q, nil
+}
+
+// streamSelector matches a LogQL stream selector: {name op "value", ...}
+// (line_format templates, {{...}}, are not selectors).
+var streamSelector = regexp.MustCompile(`\{(?:\s*[a-zA-Z_][a-zA-Z0-9_]*\s*(?:=~|!~|!=|=)\s*"(?:[^"\\]|\\.)*"\s*,?)+\s*\}`)
+
+// formatMatcher is the matcher every Loki query's stream selector has.
+const formatMatcher = `format=~"$format"`
+
+// TestEveryLokiQuerySelectsFormat: every dashboard has the Format variable
+// (the format label's values, several at once, All by default), and every
+// stream selector of every Loki target selects format=~"$format", so one
+// set of panels serves every journal format and narrows to any of them.
+func TestEveryLokiQuerySelectsFormat(t *testing.T) {
+	for _, d := range loadDashboards(t) {
+		t.Run(d.file, func(t *testing.T) {
+			checkFormatVariable(t, d)
+			for _, p := range d.allPanels() {
+				for _, tg := range p.Targets {
+					if p.Datasource == nil || p.Datasource.Type != "loki" {
+						continue
+					}
+					sels := streamSelector.FindAllString(tg.Expr, -1)
+					if len(sels) == 0 {
+						t.Errorf("%s / %s: no stream selector in %s", p.Title, tg.RefID, tg.Expr)
+					}
+					for _, s := range sels {
+						if !strings.Contains(s, formatMatcher) {
+							t.Errorf("%s / %s: stream selector %s does not select %s", p.Title, tg.RefID, s, formatMatcher)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// checkFormatVariable: the dashboard's format variable lists the format
+// label's values, multi-valued with All (every format) by default.
+func checkFormatVariable(t *testing.T, d *Dashboard) {
+	v := d.variable("format")
+	if v == nil {
+		t.Fatalf("no format variable")
+	}
+	q, err := lokiVarQuery(v)
+	cur, cerr := v.currentValues()
+	switch {
+	case err != nil || cerr != nil:
+		t.Errorf("format variable: %v %v", err, cerr)
+	case v.Type != "query" || q.Label != "format" || q.Stream != `{service_name="agent-sessions"}`:
+		t.Errorf("format variable: type %q, label_values(%s, %s), want a Loki query of the format label's values", v.Type, q.Stream, q.Label)
+	case !v.Multi || !v.IncludeAll || v.AllValue != ".+" || len(cur) != 1 || cur[0] != "$__all":
+		t.Errorf("format variable: multi %v, includeAll %v, allValue %q, current %v; want several values, All (.+) by default", v.Multi, v.IncludeAll, v.AllValue, cur)
+	}
+}
+
+// eventTypeMatcher matches an event_type matcher of a selector or label
+// filter, and an event_type comparison of a template.
+var eventTypeMatcher = regexp.MustCompile(`event_type\s*(?:=~|!~|!=|=)\s*"([^"]*)"|eq \.event_type \\?"([^"\\]*)`)
+
+// ownEntries are the event_type values journalship writes itself, in every
+// format: the only ones a query may name.
+var ownEntries = []string{"file_summary", "truncated_tail"}
+
+// TestQueriesNameNoEventType: no query selects or compares a format's event
+// types; lines are told apart by the neutral role (format/registry's seam
+// test checks the dashboards for every format's types too).
+func TestQueriesNameNoEventType(t *testing.T) {
+	for _, d := range loadDashboards(t) {
+		for _, p := range d.allPanels() {
+			for _, tg := range p.Targets {
+				for _, m := range eventTypeMatcher.FindAllStringSubmatch(tg.Expr, -1) {
+					for _, v := range strings.Split(m[1]+m[2], "|") {
+						if !slices.Contains(ownEntries, v) {
+							t.Errorf("%s / %s / %s: names event type %q (%s); select by role instead", d.file, p.Title, tg.RefID, v, m[0])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestStreamSelectorFindsSelectors pins the two patterns the format and
+// event type checks read queries with.
+func TestStreamSelectorFindsSelectors(t *testing.T) {
+	expr := "sum by (job) (count_over_time({service_name=\"a\", format=~\"$format\", event_type!~\"x|y\"} | role=\"error\" | label_format job=`{{or .job_id .run_id}}` | line_format `{{if .a}}{{.b}}{{end}}` [1m]))"
+	got := streamSelector.FindAllString(expr, -1)
+	want := []string{`{service_name="a", format=~"$format", event_type!~"x|y"}`}
+	if !slices.Equal(got, want) {
+		t.Errorf("selectors %q, want %q (templates are not selectors)", got, want)
+	}
+	if m := eventTypeMatcher.FindAllStringSubmatch(`{event_type="A"} | line_format `+"`"+`{{if eq .event_type "B"}}`+"`", -1); len(m) != 2 || m[0][1] != "A" || m[1][2] != "B" {
+		t.Errorf("event_type matchers %q, want A and B", m)
+	}
 }

@@ -11,28 +11,28 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 )
 
-// knownTypes are the eleven v1 event types (docs/formats/cortex-plane.md).
-var knownTypes = map[string]bool{"SESSION_START": true, "CHECKPOINT_LOADED": true, "LLM_REQUEST": true, "LLM_RESPONSE": true,
-	"TOOL_START": true, "TOOL_RESULT": true, "CHECKPOINT_WRITTEN": true, "APPROVAL_REQUESTED": true,
-	"STATE_TRANSITION": true, "ERROR": true, "SESSION_END": true}
-
 // fact is what the test knows about one complete journal line, from the
 // corpus's truth, the line's own JSON (read with encoding/json), the
 // test's price table and the shipping settings — never from journalship.
 type fact struct {
-	file      *sample.File
-	line      sample.Line
-	tenant    string         // the tenant label of the instance that shipped it
-	node      string         // that instance's node label
-	shipped   bool           // false: dead-lettered for exceeding Max_Line_Bytes
-	eventType string         // the event_type label
-	outcome   string         // the outcome label of lines_received_total
-	kinds     []string       // annotation kinds the line carries, sorted
-	gap       string         // seq_gap detail, "A-B" or "A"
-	missing   int64          // seqs the gap leaves out
-	costModel string         // price-table entry, "" when not priced
-	cost      float64        // dollars, when costModel is set
-	fields    map[string]any // the line's JSON object; nil when corrupt
+	file       *sample.File
+	line       sample.Line
+	format     string         // the format label (the file's format)
+	unit       string         // the dashboards' job: job_id, else session_id, else run_id
+	tenant     string         // the tenant label of the instance that shipped it
+	node       string         // that instance's node label
+	shipped    bool           // false: dead-lettered for exceeding Max_Line_Bytes
+	eventType  string         // the event_type label
+	outcome    string         // the outcome label of lines_received_total
+	role       string         // the role metadata, "" on a corrupt line
+	endReason  string         // the end_reason metadata
+	kinds      []string       // annotation kinds the line carries, sorted
+	gap        string         // seq_gap detail, "A-B" or "A"
+	missing    int64          // seqs the gap leaves out
+	requestGap string         // request_seq_gap detail (Codelia)
+	costModel  string         // price-table entry, "" when not priced
+	cost       float64        // dollars, when costModel is set
+	fields     map[string]any // the line's JSON object; nil when corrupt
 }
 
 func (f *fact) has(kind string) bool {
@@ -60,39 +60,23 @@ func jsonText(v any) string {
 }
 
 // buildFacts derives the facts of every complete line of the corpus.
-func buildFacts(c *sample.Corpus, prices *priceTable, tenantOf, nodeOf func(job string) string, maxLine int) []fact {
+func buildFacts(c *sample.Corpus, prices *priceTable, tenantOf, nodeOf func(*sample.File) string, maxLine int) []fact {
 	var out []fact
 	for fi := range c.Files {
 		f := &c.Files[fi]
 		highest := int64(-1)
 		for _, l := range f.Lines {
-			fc := fact{file: f, line: l, tenant: tenantOf(f.JobID), node: nodeOf(f.JobID), shipped: len(l.Text) <= maxLine}
+			fc := fact{file: f, line: l, format: f.Format, unit: lineUnit(f, l), tenant: tenantOf(f), node: nodeOf(f), shipped: len(l.Text) <= maxLine}
 			fc.fields = decodeObject(l.Text)
-			fc.eventType, fc.outcome = classify(l)
-			kinds, h := annotationKinds(l, highest)
+			fc.eventType, fc.outcome = classify(f.Format, l)
+			fc.role, fc.endReason = roleOf(f.Format, l, fc.fields), endReasonOf(f.Format, l, fc.fields)
+			kinds, h := annotationKinds(f.Format, l, highest)
 			highest = h
-			for _, e := range l.Expect {
-				if gap, ok := strings.CutPrefix(e, "seq_gap:"); ok {
-					a, b, _ := strings.Cut(gap, "-")
-					fc.gap = gap
-					if a == b {
-						fc.gap = a
-					}
-					ia, _ := strconv.ParseInt(a, 10, 64)
-					ib, _ := strconv.ParseInt(b, 10, 64)
-					fc.missing = ib - ia + 1
-				}
-			}
-			if l.Corrupt && !readableTimestamp(fc.fields) {
+			fc.readGaps()
+			if l.Corrupt && !readableTimestamp(f.Format, fc.fields) {
 				kinds = append(kinds, "timestamp_fallback")
 			}
-			if l.Type == sample.TypeLLMResponse && l.Valid {
-				if name, e, ok := prices.price(fc.tenant, l.Model); ok {
-					fc.costModel, fc.cost = name, e.cost(l.PromptTokens, l.CompletionTokens)
-				} else {
-					kinds = append(kinds, "price_unknown")
-				}
-			}
+			kinds = append(kinds, fc.price(prices)...)
 			sort.Strings(kinds)
 			fc.kinds = kinds
 			out = append(out, fc)
@@ -101,13 +85,54 @@ func buildFacts(c *sample.Corpus, prices *priceTable, tenantOf, nodeOf func(job 
 	return out
 }
 
-// classify returns the event_type label and the integrity outcome: an
-// unknown type is shipped as "other" and is valid (forward compatibility).
-func classify(l sample.Line) (eventType, outcome string) {
+// readGaps reads the seq_gap (the shared seq rule) and request_seq_gap
+// (Codelia's invocations) details of the line's truth.
+func (fc *fact) readGaps() {
+	for _, e := range fc.line.Expect {
+		if gap, ok := strings.CutPrefix(e, "request_seq_gap:"); ok {
+			fc.requestGap = gap
+		}
+		gap, ok := strings.CutPrefix(e, "seq_gap:")
+		if !ok {
+			continue
+		}
+		a, b, ranged := strings.Cut(gap, "-")
+		if !ranged {
+			b = a
+		}
+		fc.gap = gap
+		if a == b {
+			fc.gap = a // the Cortex Plane truth writes a one-seq gap as "A-A"
+		}
+		ia, _ := strconv.ParseInt(a, 10, 64)
+		ib, _ := strconv.ParseInt(b, 10, 64)
+		fc.missing = ib - ia + 1
+	}
+}
+
+// price sets the cost of a line whose tokens count, at the test's price
+// table; a model the table does not cover gets price_unknown instead.
+func (fc *fact) price(prices *priceTable) (kinds []string) {
+	l := fc.line
+	if !l.Counted || l.Model == "" {
+		return nil
+	}
+	name, e, ok := prices.price(fc.tenant, l.Model)
+	if !ok {
+		return []string{"price_unknown"}
+	}
+	fc.costModel, fc.cost = name, e.cost(l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens)
+	return nil
+}
+
+// classify returns the event_type label and the integrity outcome: a type
+// its format does not know is shipped as "other" and is valid (forward
+// compatibility) unless it breaks the rules every line has.
+func classify(format string, l sample.Line) (eventType, outcome string) {
 	switch {
 	case l.Corrupt:
 		return "corrupt", "corrupt"
-	case !knownTypes[l.Type]:
+	case !known(format, l.Type):
 		if slicesContain(l.Expect, "schema_invalid") {
 			return "other", "schema_invalid"
 		}
@@ -118,16 +143,16 @@ func classify(l sample.Line) (eventType, outcome string) {
 	return l.Type, "schema_invalid"
 }
 
-// annotationKinds maps the truth's expectations to annotation kinds, telling
-// seq_repeat (seq equal to the highest before it) from seq_regression
-// (below it), per the README's table. highest is the highest seq seen
-// before the line in its file (-1 at the start), tracked as the sample
-// package documents.
-func annotationKinds(l sample.Line, highest int64) ([]string, int64) {
+// annotationKinds maps the truth's expectations to annotation kinds. The
+// Cortex Plane truth does not tell seq_repeat (seq equal to the highest
+// before it) from seq_regression (below it): the test does, per the
+// README's table, tracking highest, the highest seq before the line in its
+// file (-1 at the start), as the sample package documents.
+func annotationKinds(format string, l sample.Line, highest int64) ([]string, int64) {
 	var kinds []string
 	for _, e := range l.Expect {
 		kind, _, _ := strings.Cut(e, ":")
-		if kind == "seq_regression" && l.Seq == highest {
+		if format == cortexDir && kind == "seq_regression" && l.Seq == highest {
 			kind = "seq_repeat"
 		}
 		kinds = append(kinds, kind)
@@ -158,9 +183,14 @@ func decodeObject(text string) map[string]any {
 	return m
 }
 
-// readableTimestamp: the object has a string timestamp in RFC 3339.
-func readableTimestamp(m map[string]any) bool {
-	s, ok := m["timestamp"].(string)
+// readableTimestamp: the object has its format's time (Cortex Plane's
+// timestamp, the others' ts) as a string in RFC 3339.
+func readableTimestamp(format string, m map[string]any) bool {
+	k := "ts"
+	if format == cortexDir {
+		k = "timestamp"
+	}
+	s, ok := m[k].(string)
 	if !ok {
 		return false
 	}
@@ -169,17 +199,22 @@ func readableTimestamp(m map[string]any) bool {
 }
 
 // severity is the seed's corruption severity of a finished file: corrupt
-// lines make it corrupt_interior, else a partial last line truncated_tail.
+// lines before its end make it corrupt_interior, else a truncated tail
+// truncated_tail.
 func severity(f *sample.File) string {
-	for _, l := range f.Lines {
-		if l.Corrupt {
-			return "corrupt_interior"
-		}
-	}
-	if len(f.PartialTail) > 0 {
+	switch {
+	case corruptCount(f) > 0:
+		return "corrupt_interior"
+	case len(f.PartialTail) > 0 || tornLastLine(f):
 		return "truncated_tail"
 	}
 	return ""
+}
+
+// tornLastLine: the file's last complete line is corrupt, which verify
+// takes for a truncated tail rather than corruption inside the file.
+func tornLastLine(f *sample.File) bool {
+	return len(f.PartialTail) == 0 && len(f.Lines) > 0 && f.Lines[len(f.Lines)-1].Corrupt
 }
 
 // gapCount is the number of seq gaps in a file.
@@ -195,13 +230,17 @@ func gapCount(f *sample.File) int {
 	return n
 }
 
-// corruptCount is the number of corrupt complete lines of a file.
+// corruptCount is the number of corrupt complete lines of a file before
+// its end (a torn last line is its truncated tail).
 func corruptCount(f *sample.File) int {
 	n := 0
 	for _, l := range f.Lines {
 		if l.Corrupt {
 			n++
 		}
+	}
+	if tornLastLine(f) {
+		n--
 	}
 	return n
 }

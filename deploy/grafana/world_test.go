@@ -15,15 +15,17 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 )
 
-// The world the dashboards are checked against: a generated corpus with
-// every fault, written to disk, shipped by two output instances (tenant
-// acme on node-a, the default tenant on node-b, the test's price table)
-// through a proxy that fails the first two pushes (a 503, then a 429),
-// finalized, swept by the retention agent, in a real Loki, with both
-// metrics endpoints scraped by a real Prometheus.
+// The world the dashboards are checked against: generated corpora of
+// every journal format (Cortex Plane, Codelia, OrbitMesh) with every
+// fault, written to disk each under its own root, shipped by two output
+// instances (tenant acme on node-a, the default tenant on node-b, the
+// test's price table) through a proxy that fails the first two pushes (a
+// 503, then a 429), finalized, swept by the retention agent, in a real
+// Loki, with both metrics endpoints scraped by a real Prometheus.
 const (
-	corpusSeed     = 7
-	corpusJobs     = 12
+	corpusSeed     = 7    // the Cortex Plane corpus
+	corpusJobs     = 12   // its jobs
+	runsSeed       = 5    // the Codelia and OrbitMesh corpora: no line of theirs over Max_Line_Bytes
 	maxLineBytes   = 4096 // Max_Line_Bytes: the corpus's longest results are dead-lettered
 	tenantAcme     = "acme"
 	tenantDefault  = "default" // the tenant label when Tenant_ID is empty
@@ -38,8 +40,8 @@ type world struct {
 	root     string
 	prices   *priceTable
 	facts    []fact
-	tenants  map[string]string // job id → tenant label
-	nodes    map[string]string // job id → node label
+	tenants  map[string]string // file (Rel) → tenant label
+	nodes    map[string]string // file (Rel) → node label
 	retries  map[string]int    // retry cause → pushes the proxy failed with it
 	ret      retentionPlan
 	shipAddr string // the shipping metrics endpoint
@@ -76,46 +78,46 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-// generate writes the corpus and assigns tenants and nodes by job.
+// generate writes the three corpora under their roots and assigns every
+// file its tenant and node.
 func (w *world) generate(t *testing.T) {
-	cfg := sample.DefaultConfig()
-	cfg.Seed, cfg.Jobs = corpusSeed, corpusJobs
-	// Two hours ago: inside Loki's window, and the corpus (< 1 h here) never
-	// makes Loki refuse a line as too far behind its stream.
-	cfg.Start = time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)
-	c, err := sample.Generate(cfg)
+	// Two hours ago: inside Loki's window, and no corpus (< 1 h here) makes
+	// Loki refuse a line as too far behind its stream.
+	start := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)
+	c, err := generateCorpora(start)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.corpus, w.root = c, filepath.Join(t.TempDir(), "sessions")
+	w.corpus, w.root = c, filepath.Join(t.TempDir(), "node")
 	if err := c.WriteTo(w.root); err != nil {
 		t.Fatal(err)
 	}
-	for i, id := range w.jobIDs() {
-		w.tenants[id], w.nodes[id] = tenantAcme, "node-a"
-		if i%2 == 1 {
-			w.tenants[id], w.nodes[id] = tenantDefault, "node-b"
-		}
+	if span := corpusSpan(c, start); span > 55*time.Minute {
+		t.Fatalf("corpus spans %s: Loki would refuse its oldest lines as too far behind; pick other seeds", span)
 	}
-	if span := c.Files[len(c.Files)-1].LastTime().Sub(cfg.Start); span > 55*time.Minute {
-		t.Fatalf("corpus spans %s: Loki would refuse its oldest lines as too far behind; pick another seed", span)
-	}
-	w.facts = buildFacts(c, w.prices, func(j string) string { return w.tenants[j] }, func(j string) string { return w.nodes[j] }, maxLineBytes)
+	w.assign()
+	w.facts = buildFacts(c, w.prices, w.tenantOf, w.nodeOf, maxLineBytes)
 }
 
-// jobIDs lists the corpus's jobs in order.
+// tenantOf is the tenant label of the instance that ships f.
+func (w *world) tenantOf(f *sample.File) string { return w.tenants[f.Rel] }
+
+// nodeOf is the node label of the instance that ships f.
+func (w *world) nodeOf(f *sample.File) string { return w.nodes[f.Rel] }
+
+// jobIDs lists the Cortex Plane corpus's jobs in order.
 func (w *world) jobIDs() []string {
 	var out []string
 	for _, f := range w.corpus.Files {
-		if len(out) == 0 || out[len(out)-1] != f.JobID {
+		if f.JobID != "" && (len(out) == 0 || out[len(out)-1] != f.JobID) {
 			out = append(out, f.JobID)
 		}
 	}
 	return out
 }
 
-// jobDir is the directory of a job.
-func (w *world) jobDir(job string) string { return filepath.Join(w.root, job) }
+// jobDir is the directory of a Cortex Plane job.
+func (w *world) jobDir(job string) string { return filepath.Join(w.root, cortexDir, job) }
 
 // path is the absolute path of a corpus file, as shipped in the file key.
 func (w *world) path(f *sample.File) string { return filepath.Join(w.root, filepath.FromSlash(f.Rel)) }

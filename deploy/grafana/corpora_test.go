@@ -1,0 +1,152 @@
+package grafana
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/codelia"
+	"github.com/journalship/journalship/internal/sample/orbitmesh"
+)
+
+// The formats of the world, as the format label names them, each corpus
+// under the node's directory of the same name (as e2e's mixedCorpus).
+const (
+	cortexDir    = sample.FormatName // Cortex Plane: <root>/cortex/<job_id>/session_<ts>_<pod>.jsonl
+	codeliaDir   = "codelia"         // Codelia: <root>/codelia/sessions/YYYY/MM/DD/<run_id>.jsonl
+	orbitmeshDir = "orbitmesh"       // OrbitMesh: <root>/orbitmesh/sessions/<session_id>.messages.jsonl
+)
+
+// formats are the format label values the world holds, sorted.
+var formats = []string{codeliaDir, cortexDir, orbitmeshDir}
+
+// generateCorpora generates the three corpora from start and joins them
+// into one whose paths are relative to the node's root: Cortex Plane
+// first (job by job), then Codelia, then OrbitMesh.
+func generateCorpora(start time.Time) (*sample.Corpus, error) {
+	ccfg := sample.DefaultConfig()
+	ccfg.Seed, ccfg.Jobs, ccfg.Start = corpusSeed, corpusJobs, start
+	dcfg := codelia.DefaultConfig()
+	dcfg.Seed, dcfg.Start = runsSeed, start
+	ocfg := orbitmesh.DefaultConfig()
+	ocfg.Seed, ocfg.Start = runsSeed, start
+	out := &sample.Corpus{}
+	for _, part := range []struct {
+		dir string
+		gen func() (*sample.Corpus, error)
+	}{
+		{cortexDir, func() (*sample.Corpus, error) { return sample.Generate(ccfg) }},
+		{codeliaDir, func() (*sample.Corpus, error) { return codelia.Generate(dcfg) }},
+		{orbitmeshDir, func() (*sample.Corpus, error) { return orbitmesh.Generate(ocfg) }},
+	} {
+		c, err := part.gen()
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range c.Files {
+			f.Rel = part.dir + "/" + f.Rel
+			out.Files = append(out.Files, f)
+		}
+		for _, s := range c.Side {
+			s.Rel = part.dir + "/" + s.Rel
+			out.Side = append(out.Side, s)
+		}
+	}
+	return out, nil
+}
+
+// corpusSpan is the time from start to the corpus's last line.
+func corpusSpan(c *sample.Corpus, start time.Time) time.Duration {
+	var last time.Time
+	for _, f := range c.Files {
+		if t := f.LastTime(); t.After(last) {
+			last = t
+		}
+	}
+	return last.Sub(start)
+}
+
+// fileUnit is what the dashboards call a file's job: its job_id (Cortex
+// Plane), else its session_id (a Codelia session's runs, an OrbitMesh
+// session), else its run_id (a Codelia run without a session).
+func fileUnit(f *sample.File) string { return firstSet(f.JobID, f.SessionID, f.RunID) }
+
+// lineUnit is a line's job: as its file's, with the run_id the line
+// states when it names another run than its file's.
+func lineUnit(f *sample.File, l sample.Line) string {
+	return firstSet(f.JobID, f.SessionID, l.RunID, f.RunID)
+}
+
+// synthSession is the session_id of the finalizer's entries of f (its
+// truncated_tail marker and file_summary): the session its lines state,
+// else its file name's (an OrbitMesh log has no session start line).
+func synthSession(f *sample.File) string { return f.SessionID }
+
+// synthRun is the run_id of the finalizer's entries of f: the one its path
+// names (a Codelia file's name).
+func synthRun(f *sample.File) string {
+	if f.Format == codeliaDir {
+		return strings.TrimSuffix(path.Base(f.Rel), ".jsonl")
+	}
+	return ""
+}
+
+// synthUnit is the job of the finalizer's entries of f.
+func synthUnit(f *sample.File) string { return firstSet(f.JobID, synthSession(f), synthRun(f)) }
+
+// runIDOf is the run_id a line ships: none in Cortex Plane, the run a
+// Codelia record states (its file's unless another), the run_id field of
+// an OrbitMesh record (docs/formats/orbitmesh.md).
+func runIDOf(f *fact) string {
+	switch f.format {
+	case codeliaDir:
+		return firstSet(f.line.RunID, f.file.RunID)
+	case orbitmeshDir:
+		return f.str("run_id")
+	}
+	return ""
+}
+
+// assign gives every file its tenant and node: the jobs (units) of each
+// format alternate between tenant acme on node-a and the default tenant
+// on node-b, all the files of a unit together.
+func (w *world) assign() {
+	index := map[string]int{} // format|unit → its index in its format
+	count := map[string]int{} // format → units seen
+	for _, f := range w.corpus.Files {
+		k := key(f.Format, fileUnit(&f))
+		i, seen := index[k]
+		if !seen {
+			i = count[f.Format]
+			index[k], count[f.Format] = i, i+1
+		}
+		w.tenants[f.Rel], w.nodes[f.Rel] = tenantAcme, "node-a"
+		if i%2 == 1 {
+			w.tenants[f.Rel], w.nodes[f.Rel] = tenantDefault, "node-b"
+		}
+	}
+}
+
+// firstSet returns the first non-empty string.
+func firstSet(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// units are the jobs of a format's files (Cortex Plane jobs, Codelia
+// sessions or runs, OrbitMesh sessions), in order.
+func (w *world) units(format string) []string {
+	var out []string
+	for i := range w.corpus.Files {
+		if f := &w.corpus.Files[i]; f.Format == format && !slices.Contains(out, fileUnit(f)) {
+			out = append(out, fileUnit(f))
+		}
+	}
+	return out
+}
