@@ -12,6 +12,7 @@ import (
 type tally struct {
 	outcomes    [4]int // valid, schema_invalid, corrupt, undecodable
 	annots      [annotCount]int
+	notes       map[string]int // the formats' own annotations, by kind
 	deadLetters map[string]int
 	received    int64
 	shipped     int64
@@ -23,12 +24,13 @@ type tally struct {
 const undecodable = 3
 
 func (t *tally) reset() {
-	*t = tally{deadLetters: t.deadLetters, tokens: t.tokens, costs: t.costs}
+	*t = tally{deadLetters: t.deadLetters, tokens: t.tokens, costs: t.costs, notes: t.notes}
+	clear(t.notes)
 	clear(t.deadLetters)
 	clear(t.tokens)
 	clear(t.costs)
 	if t.deadLetters == nil {
-		t.deadLetters, t.tokens, t.costs = map[string]int{}, map[string][4]int64{}, map[string]float64{}
+		t.deadLetters, t.tokens, t.costs, t.notes = map[string]int{}, map[string][4]int64{}, map[string]float64{}, map[string]int{}
 	}
 }
 
@@ -61,6 +63,9 @@ func (p *Pipeline) account(w *work) {
 				t.annots[k]++
 			}
 		}
+		for _, kind := range it.note[:it.notes] {
+			t.notes[kind]++
+		}
 		t.missing += it.missing
 		if it.usage.Has && it.model != "" {
 			v := t.tokens[it.model]
@@ -91,6 +96,9 @@ func (p *Pipeline) publish(w *work) {
 		if n > 0 {
 			m.Annotations.WithLabelValues(annotNames[k]).Add(float64(n))
 		}
+	}
+	for kind, n := range t.notes {
+		m.Annotations.WithLabelValues(kind).Add(float64(n))
 	}
 	for reason, n := range t.deadLetters {
 		m.LinesDeadLettered.WithLabelValues(reason).Add(float64(n))
@@ -172,6 +180,11 @@ func (p *Pipeline) presetMetrics() {
 		m.Annotations.WithLabelValues(a)
 	}
 	m.Annotations.WithLabelValues("seq_unverified")
+	for _, f := range p.formats.Formats() {
+		for _, a := range f.Annotations() {
+			m.Annotations.WithLabelValues(a)
+		}
+	}
 	for _, s := range DeadLetterReasons {
 		m.LinesDeadLettered.WithLabelValues(s)
 	}

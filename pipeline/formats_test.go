@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/journalship/journalship/format/registry"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -134,4 +136,34 @@ func labelValue(labels, name string) string {
 	}
 	v, _, _ := strings.Cut(rest, `"`)
 	return v
+}
+
+// TestFormatNotesAreCounted: a format's own annotations are counted in
+// journalship_annotations_total by kind, like the shared ones, and every
+// registered format's kinds start at zero.
+func TestFormatNotesAreCounted(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, f := range registry.All() {
+		for _, a := range f.Annotations() {
+			_, err := e.metrics.Annotations.GetMetricWithLabelValues(a)
+			require.NoError(t, err)
+		}
+	}
+	data, err := os.ReadFile("../format/codelia/testdata/anomalies.jsonl")
+	require.NoError(t, err)
+	path := "/data/codelia/sessions/2026/02/03/run-a.jsonl"
+	_, err = e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "sessions")
+	require.NoError(t, err)
+	want := map[string]float64{}
+	for _, en := range e.cap.entries() {
+		for _, a := range strings.Split(en.md["annotations"], ",") {
+			if slices.Contains(registry.Lookup("codelia").Annotations(), a) {
+				want[a]++
+			}
+		}
+	}
+	require.NotEmpty(t, want, "the fixture has Codelia's own annotations")
+	for kind, n := range want {
+		assert.Equal(t, n, testutil.ToFloat64(e.metrics.Annotations.WithLabelValues(kind)), kind)
+	}
 }

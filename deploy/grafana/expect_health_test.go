@@ -2,7 +2,6 @@ package grafana
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
@@ -113,17 +112,15 @@ func (w *world) allLines(keyOf func(*fact) string, val func(*fact) float64) map[
 	return out
 }
 
-// kindCounts counts the annotations of the shipped lines by kind: the
-// shared kinds, which journalship_annotations_total counts (a format's own
-// kinds are in Loki only).
+// kindCounts counts the annotations of the shipped lines by kind, as
+// journalship_annotations_total does: the shared kinds and each format's
+// own.
 func (w *world) kindCounts() map[string]float64 {
 	v := map[string]float64{}
 	for i := range w.facts {
 		if f := &w.facts[i]; f.shipped {
 			for _, kd := range f.kinds {
-				if !slices.Contains(ownAnnotations, kd) {
-					v[kd]++
-				}
+				v[kd]++
 			}
 		}
 	}

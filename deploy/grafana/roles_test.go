@@ -41,14 +41,6 @@ var orbitmeshRoles = map[string]string{
 // rolesOf are each format's known types and their roles.
 var rolesOf = map[string]map[string]string{cortexDir: cortexRoles, codeliaDir: codeliaRoles, orbitmeshDir: orbitmeshRoles}
 
-// ownAnnotations are the formats' own annotation kinds (the README's
-// Journal formats table), which journalship_annotations_total does not
-// count: it counts the shared kinds.
-var ownAnnotations = []string{"header_missing", "header_misplaced", "schema_version_unknown", "run_id_mismatch",
-	"file_name_mismatch", "date_mismatch", "request_seq_gap", "request_seq_repeat", "request_seq_regression",
-	"response_without_request", "event_seq_repeat", "event_seq_regression", "unknown_status", "unknown_outcome",
-	"unknown_input_type", "status_disagrees", "duplicate_interrupt"}
-
 // known tells whether typ is one of the format's types.
 func known(format, typ string) bool {
 	_, ok := rolesOf[format][typ]
