@@ -134,3 +134,19 @@ func TestSyntheticEntriesKeepTheFilesSession(t *testing.T) {
 	assert.Equal(t, "ses_5f0a", es[0].md["session_id"])
 	assert.Contains(t, es[0].labels, `format="orbitmesh"`)
 }
+
+// TestTornFirstLineTakesTheNamesStart: a file's first line without a
+// readable time has no line before it; it takes the start its path states
+// (Cortex Plane's session_<ts>) rather than the time it was read, so it
+// stays first on the session's timeline.
+func TestTornFirstLineTakesTheNamesStart(t *testing.T) {
+	e := newEnv(t, nil)
+	path := "/d/" + goldenJob + "/session_20261121T100000Z_p.jsonl"
+	data := []byte(`{"type":"SESSION_ST` + "\n")
+	_, err := e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
+	require.NoError(t, err)
+	es := e.cap.entries()
+	require.Len(t, es, 1)
+	assert.Equal(t, time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), es[0].ts.UTC())
+	assert.Contains(t, es[0].md["annotations"], "timestamp_fallback")
+}
