@@ -66,7 +66,7 @@ test: build loki
 # fixed in Go 1.27), a flake on any loaded machine. FUZZTIME=30s (or 1000x)
 # overrides every budget.
 FUZZTIME ?=
-FUZZ_TARGETS := chunk:FuzzDecode:200000x integrity:FuzzScan:150000x integrity:FuzzValidate:150000x \
+FUZZ_TARGETS := chunk:FuzzDecode:200000x integrity:FuzzScan:150000x format/cortex:FuzzValidate:150000x \
 	integrity:FuzzParseTime:200000x integrity:FuzzFormats:200000x enrich:FuzzParsePath:200000x \
 	output:FuzzFlush:2000x integrity:FuzzCapture:100000x \
 	format/codelia:FuzzJudge:100000x format/codelia:FuzzClaim:100000x \

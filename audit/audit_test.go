@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/journalship/journalship/format/cortex"
 	"github.com/journalship/journalship/integrity"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -150,8 +151,8 @@ func TestReportCases(t *testing.T) {
 			content: journal(sessionStart(0), event("ERROR", 1, `"payload":`+deep), sessionEnd(2, "completed")),
 			want:    want{total: 3, valid: 3, usable: true},
 			check: func(t *testing.T, r Report) {
-				var ev integrity.Event
-				v, err := integrity.New(integrity.DefaultConfig())
+				var ev cortex.Event
+				v, err := cortex.NewValidator(cortex.DefaultConfig())
 				require.NoError(t, err)
 				v.Validate([]byte(event("ERROR", 1, `"payload":`+deep)), false, integrity.NewArena(64), &ev)
 				if ev.Outcome == integrity.Corrupt { // the shipper's parser has a depth limit
@@ -259,8 +260,8 @@ func TestReportCases(t *testing.T) {
 			content: journal(with(head10(), []string{ctrl, sessionEnd(11, "completed")})...),
 			want:    want{total: 12, valid: 11, corrupt: 1, severity: SeverityCorruptInterior, usable: true, level: Warning},
 			check: func(t *testing.T, r Report) {
-				var ev integrity.Event
-				v, err := integrity.New(integrity.DefaultConfig())
+				var ev cortex.Event
+				v, err := cortex.NewValidator(cortex.DefaultConfig())
 				require.NoError(t, err)
 				v.Validate([]byte(ctrl), false, integrity.NewArena(64), &ev)
 				if ev.Outcome != integrity.Corrupt { // fastjson's Validate misses control characters before an escape

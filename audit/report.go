@@ -40,7 +40,7 @@ type Report struct {
 	TailBytes     int    `json:"tail_bytes"`
 	TailPreview   string `json:"tail_preview"`
 
-	// Seq continuity (integrity.Judge): SeqGaps lists the first MaxDetails
+	// Seq continuity (the format's integrity.SeqRule): SeqGaps lists the first MaxDetails
 	// gaps, SeqGapCount counts them all, MissingSeqs sums their sizes.
 	SeqGaps       []Gap `json:"seq_gaps"`
 	SeqGapCount   int   `json:"seq_gap_count"`

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // The format-neutral side of the scanner: a journal format names the key
@@ -165,17 +164,7 @@ func (c *Capture) Scan(line []byte, p *Paths) string {
 		end, _, ok = sc.value(i, 1)
 	}
 	sc.end(end, ok)
-	reason := ""
-	switch {
-	case sc.status != scanOK && !utf8.Valid(line):
-		reason = "invalid UTF-8"
-	case sc.status == scanSyntax:
-		reason = "not JSON"
-	case sc.status == scanTooDeep:
-		reason = reasonTooDeep
-	case !sc.object:
-		reason = "not a JSON object"
-	}
+	reason := sc.reason()
 	if reason != "" {
 		clear(c.vals[:len(p.names)])
 	}
@@ -207,7 +196,7 @@ func (c *Capture) object(i, depth, n int) (int, bool) {
 		}
 		key := b[i+1 : end]
 		if esc {
-			c.keyBuf = unescape(c.keyBuf[:0], key)
+			c.keyBuf = Unescape(c.keyBuf[:0], key)
 			key = c.keyBuf
 		}
 		k := node.findBytes(key)
@@ -289,7 +278,7 @@ func (c *Capture) Str(id int) (s []byte, ok bool) {
 	}
 	s = c.line[v.start+1 : v.end-1]
 	if v.esc {
-		c.scratch = unescape(c.scratch[:0], s)
+		c.scratch = Unescape(c.scratch[:0], s)
 		s = c.scratch
 	}
 	return s, true
@@ -299,14 +288,8 @@ func (c *Capture) Str(id int) (s []byte, ok bool) {
 // fractional part (3.0 and 3e0 count, as in JSON Schema) within int64.
 func (c *Capture) Int(id int) (int64, bool) {
 	v := &c.vals[id]
-	if v.Kind != kindNumber {
-		return 0, false
-	}
-	raw := c.line[v.start:v.end]
-	if n, ok := smallInt(raw); ok {
-		return n, true
-	}
-	return integer(raw)
+	s := Slot{Start: v.start, End: v.end, Kind: v.Kind}
+	return s.Int(c.line)
 }
 
 // Float returns a number value of id.
@@ -324,11 +307,11 @@ func (c *Capture) Time(id int) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	return parseTime(s)
+	return ParseTime(s)
 }
 
 // IsUUID tells whether id is a string in the hyphenated UUID form.
 func (c *Capture) IsUUID(id int) bool {
 	s, ok := c.Str(id)
-	return ok && isUUID(s)
+	return ok && IsUUID(s)
 }

@@ -85,22 +85,20 @@ func TestCaptureCorrupt(t *testing.T) {
 	}
 }
 
-// TestCaptureAgreesWithValidator: on the JSON-level verdict, Capture and
-// the Cortex validator are one scanner.
-func TestCaptureAgreesWithValidator(t *testing.T) {
-	v, err := New(DefaultConfig())
-	require.NoError(t, err)
-	var a Arena
-	var ev Event
+// TestCaptureAgreesWithMembers: on the JSON-level verdict, Capture and
+// Members are one scanner.
+func TestCaptureAgreesWithMembers(t *testing.T) {
+	var r Members
 	var c Capture
-	for _, line := range []string{`{}`, `{"type":"X","timestamp":"t"}`, `[]`, `{"a":1}x`, "{\"a\":\"\x01\"}", `{"a":{"b":[1,{"c":null}]}}`, ` {"a" : 1 } `} {
-		v.Validate([]byte(line), false, &a, &ev)
-		got := c.Scan([]byte(line), capturePaths)
-		if ev.Outcome == Corrupt && !strings.HasPrefix(ev.CorruptReason, "no string") {
-			assert.Equal(t, ev.CorruptReason, got, line)
-		} else {
-			assert.Equal(t, "", got, line)
+	keys := MustKeys(Key{Name: "type"}, Key{Name: "a"})
+	for _, line := range []string{``, " \t", `{}`, `{"type":"X","timestamp":"t"}`, `[]`, `"x"`, `{"a":1}x`, `{"a":1`, "{\"a\":\"\x01\"}",
+		"{\"a\":\"\xff\"}", `{"a":{"b":[1,{"c":null}]}}`, ` {"a" : 1 } `, `{"a":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`} {
+		if r.Start([]byte(line)) {
+			var m Member
+			for r.Next(&m, keys) {
+			}
 		}
+		assert.Equal(t, c.Scan([]byte(line), capturePaths), r.Verdict(), "%.40q", line)
 	}
 }
 

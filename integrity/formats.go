@@ -2,12 +2,12 @@ package integrity
 
 import "encoding/binary"
 
-// The string formats of the schema, checked eight bytes at a time.
+// String formats of journal fields, checked eight bytes at a time.
 
-// isUUID accepts the hyphenated 36-character form only, as JSON Schema's
+// IsUUID accepts the hyphenated 36-character form only, as JSON Schema's
 // "uuid" format (RFC 4122) does: hex digits of either case, hyphens at
 // 8, 13, 18 and 23, any version and variant.
-func isUUID(s []byte) bool {
+func IsUUID(s []byte) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -29,8 +29,8 @@ func isUUID(s []byte) bool {
 		notHex(binary.LittleEndian.Uint64(s[28:])) == 0
 }
 
-// isHex64 matches ^[a-f0-9]{64}$.
-func isHex64(s []byte) bool {
+// IsHex64 matches ^[a-f0-9]{64}$.
+func IsHex64(s []byte) bool {
 	if len(s) != 64 {
 		return false
 	}
@@ -57,27 +57,28 @@ func notLowerHex(x uint64) uint64 {
 	return x&highs | ^(inRange(x, '0', '9')|inRange(x, 'a', 'f'))&highs
 }
 
-// shape is a fixed string format a value is expected to have.
-type shape uint8
+// Shape is a fixed string format a value is expected to have (Key.Shape).
+type Shape uint8
 
+// The shapes.
 const (
-	shapeNone  shape = iota
-	shapeUUID        // 36 characters, see isUUID
-	shapeHex64       // 64 lowercase hex digits
+	ShapeNone  Shape = iota // any value
+	ShapeUUID               // 36 characters, see IsUUID
+	ShapeHex64              // 64 lowercase hex digits, see IsHex64
 )
 
 // shaped returns the index after the string starting at b[i] (its opening
 // quote) when it has exactly the shape sh, else 0. Such a string has no
 // quote, backslash, control character or non-ASCII byte, so scanning it
 // would find the same end.
-func shaped(b []byte, i int, sh shape) int {
+func shaped(b []byte, i int, sh Shape) int {
 	switch sh {
-	case shapeUUID:
-		if end := i + 38; end <= len(b) && b[end-1] == '"' && isUUID(b[i+1:end-1]) {
+	case ShapeUUID:
+		if end := i + 38; end <= len(b) && b[end-1] == '"' && IsUUID(b[i+1:end-1]) {
 			return end
 		}
-	case shapeHex64:
-		if end := i + 66; end <= len(b) && b[end-1] == '"' && isHex64(b[i+1:end-1]) {
+	case ShapeHex64:
+		if end := i + 66; end <= len(b) && b[end-1] == '"' && IsHex64(b[i+1:end-1]) {
 			return end
 		}
 	}

@@ -10,7 +10,8 @@ import (
 // integer: JSON Schema counts 3.0 and 3e0 as integers. Integers written
 // with digits only are exact over the whole int64 range; other forms go
 // through float64 and must stay within ±9.2e18. The arithmetic is the one
-// the validator always used (fastjson's), so verdicts do not change.
+// the Cortex Plane validator always used (fastjson's), so its verdicts do
+// not change.
 func integer(raw []byte) (int64, bool) {
 	if n, ok, plain := plainInteger(raw); plain {
 		return n, ok

@@ -1,5 +1,10 @@
 package integrity
 
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
 // maxDepth is the deepest nesting a line may have: the top-level value is at
 // depth 1, the values inside it at depth 2, and so on. It is encoding/json's
 // limit: any line it accepts is judged, not called corrupt.
@@ -31,32 +36,6 @@ const (
 	// scanTooDeep: RFC 8259 JSON, but nested deeper than the limit.
 	scanTooDeep
 )
-
-// member is one top-level member of an object, as positions in the line
-// (positions, not slices: storing them costs no write barriers).
-type member struct {
-	keyStart, keyEnd int   // the key between its quotes, still escaped
-	keyEsc           bool  // the key contains backslash escapes
-	field            field // the known field the key names, or fNone
-	slot                   // the value
-}
-
-// key returns the member's key in line b, still escaped.
-func (m *member) key(b []byte) []byte { return b[m.keyStart:m.keyEnd] }
-
-// slot is a value as positions in the line.
-type slot struct {
-	start, end int // the value as written; a string keeps its quotes
-	kind       valueKind
-	esc        bool // a string with backslash escapes
-	shaped     bool // a string already found to have the expected shape
-}
-
-// raw returns the value as written in line b.
-func (s *slot) raw(b []byte) []byte { return b[s.start:s.end] }
-
-// str returns a string value in line b without its quotes, still escaped.
-func (s *slot) str(b []byte) []byte { return b[s.start+1 : s.end-1] }
 
 // scanner validates one line as strict RFC 8259 JSON in a single pass and,
 // when the line is an object, hands its top-level members out one by one
@@ -117,12 +96,13 @@ func (s *scanner) fail() bool {
 }
 
 // next reads the next member of the top-level object into m: its key, the
-// field the key names (m.field, fNone for any other key) and its value. A
-// string value expected to have a fixed format (shapes, by field) is taken
-// with the format's own check when it has exactly that format, and marked
-// shaped; anything else is scanned. next returns false at the end of the
-// object or at the first error; status then tells which.
-func (s *scanner) next(m *member, shapes *[256]shape) bool {
+// key's id in k (NoKey for any other key) and its value. A string value
+// expected to have a shape (k's, by id) is taken with the shape's own check
+// when it has exactly that shape (a uuid or a hash holds nothing a string
+// scan must look at), and marked Shaped; anything else is scanned. next
+// returns false at the end of the object or at the first error; status
+// then tells which.
+func (s *scanner) next(m *Member, k *Keys) bool {
 	b := s.b
 	i := skipWS(b, s.i)
 	if i >= len(b) {
@@ -150,11 +130,11 @@ func (s *scanner) next(m *member, shapes *[256]shape) bool {
 			return s.fail()
 		}
 	}
-	m.keyStart, m.keyEnd, m.keyEsc = i+1, end, esc
+	m.KeyStart, m.KeyEnd, m.KeyEsc = i+1, end, esc
 	if esc {
-		m.field = escapedFieldOf(b[i+1 : end])
+		m.ID = k.lookupEscaped(b[i+1 : end])
 	} else {
-		m.field = fieldOf(b[i+1 : end])
+		m.ID = k.Lookup(b[i+1 : end])
 	}
 	i = skipWS(b, end+1)
 	if i >= len(b) || b[i] != ':' {
@@ -163,8 +143,8 @@ func (s *scanner) next(m *member, shapes *[256]shape) bool {
 	start := skipWS(b, i+1)
 	s.more = true
 	if start < len(b) && b[start] == '"' && s.limit >= 2 {
-		if end := shaped(b, start, shapes[m.field]); end > 0 {
-			m.slot = slot{start: start, end: end, kind: kindString, shaped: true}
+		if end := shaped(b, start, k.shapes[m.ID]); end > 0 {
+			m.Slot = Slot{Start: start, End: end, Kind: kindString, Shaped: true}
 			s.i = end
 			return true
 		}
@@ -172,7 +152,7 @@ func (s *scanner) next(m *member, shapes *[256]shape) bool {
 		if !ok {
 			return s.fail()
 		}
-		m.slot = slot{start: start, end: end + 1, kind: kindString, esc: esc}
+		m.Slot = Slot{Start: start, End: end + 1, Kind: kindString, Esc: esc}
 		s.i = end + 1
 		return true
 	}
@@ -180,8 +160,42 @@ func (s *scanner) next(m *member, shapes *[256]shape) bool {
 	if !ok {
 		return s.fail()
 	}
-	m.slot = slot{start: start, end: end, kind: kind}
+	m.Slot = Slot{Start: start, End: end, Kind: kind}
 	s.i = end
+	return true
+}
+
+// reason returns why a scanned line is corrupt, or "" for a JSON object.
+// The scanner checks UTF-8 in strings, and outside them anything but ASCII
+// is not JSON: a line it accepts is valid UTF-8. A line it refuses may be
+// refused for its UTF-8, which is the reason to give.
+func (s *scanner) reason() string {
+	switch {
+	case s.status != scanOK && !utf8.Valid(s.b):
+		return "invalid UTF-8"
+	case s.status == scanSyntax:
+		return "not JSON"
+	case s.status == scanTooDeep:
+		return reasonTooDeep
+	case !s.object:
+		return "not a JSON object"
+	}
+	return ""
+}
+
+// reasonTooDeep is the corrupt reason of a line nested deeper than maxDepth.
+var reasonTooDeep = "not JSON: nested deeper than " + strconv.Itoa(maxDepth) + " levels"
+
+// isBlank tells whether a line has nothing but JSON whitespace.
+func isBlank(b []byte) bool {
+	if len(b) > 0 && b[0] > ' ' {
+		return false
+	}
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
 	return true
 }
 

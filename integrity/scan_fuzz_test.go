@@ -16,7 +16,7 @@ import (
 // first occurrence of a duplicate key is the one the scanner reports
 // first. Seeds: testdata/fuzz/FuzzScan.
 func FuzzScan(f *testing.F) {
-	for _, s := range []string{`{"a":1}`, `[1,"x",{"y":null}]`, `{"type":"ERROR","n":-0.5e-7}`} {
+	for _, s := range []string{`{"a":1}`, `[1,"x",{"y":null}]`, `{"type":"x","n":-0.5e-7}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -54,7 +54,7 @@ func FuzzScan(f *testing.F) {
 		if free.object {
 			compareMembers(t, in, free.members)
 		}
-		for _, sh := range []shape{shapeUUID, shapeHex64} {
+		for _, sh := range []Shape{ShapeUUID, ShapeHex64} {
 			compareShaped(t, in, limited, scanShaped(in, maxDepth, sh))
 		}
 	})

@@ -30,22 +30,21 @@ func (m scannedMember) str() []byte { return m.raw[1 : len(m.raw)-1] }
 // scanLine runs the scanner over a whole line, collecting every top-level
 // member of an object.
 func scanLine(line []byte, limit int) scanned {
-	return scanShaped(line, limit, shapeNone)
+	return scanShaped(line, limit, ShapeNone)
 }
 
-// scanShaped is scanLine expecting every value to have the shape sh.
-func scanShaped(line []byte, limit int, sh shape) scanned {
+// scanShaped is scanLine expecting every value to have the shape sh: its
+// Keys names no key, and gives NoKey the shape.
+func scanShaped(line []byte, limit int, sh Shape) scanned {
 	var sc scanner
 	var r scanned
+	var k Keys
+	k.shapes[NoKey] = sh
 	if sc.start(line, limit) {
 		r.object = true
-		var m member
-		var shapes [256]shape
-		for i := range shapes {
-			shapes[i] = sh
-		}
-		for sc.next(&m, &shapes) {
-			r.members = append(r.members, scannedMember{m.key(line), m.keyEsc, m.raw(line), m.kind, m.esc, m.shaped})
+		var m Member
+		for sc.next(&m, &k) {
+			r.members = append(r.members, scannedMember{m.Key(line), m.KeyEsc, m.Raw(line), m.Kind, m.Esc, m.Shaped})
 		}
 	}
 	r.status = sc.status
@@ -117,7 +116,7 @@ func TestScanDepth(t *testing.T) {
 }
 
 func TestScanMembers(t *testing.T) {
-	line := []byte(` {"type" : "ERROR", "n":-1.5e3,"t":true,"f":false,"z":null,` +
+	line := []byte(` {"type" : "x", "n":-1.5e3,"t":true,"f":false,"z":null,` +
 		`"o":{"a":[1,"}"]},"a":[],"e\u0078":"a\"b","s":"",  "type":1 } `)
 	r := scanLine(line, maxDepth)
 	require.Equal(t, scanOK, r.status)
@@ -129,7 +128,7 @@ func TestScanMembers(t *testing.T) {
 		kind   valueKind
 		esc    bool
 	}{
-		{"type", false, `"ERROR"`, kindString, false},
+		{"type", false, `"x"`, kindString, false},
 		{"n", false, `-1.5e3`, kindNumber, false},
 		{"t", false, `true`, kindTrue, false},
 		{"f", false, `false`, kindFalse, false},
@@ -154,8 +153,8 @@ func TestScanMembers(t *testing.T) {
 
 func TestScanShaped(t *testing.T) {
 	line := []byte(`{"a":"` + jobID + `","b":"` + hash64 + `","c":"` + jobID[1:] + `","d":"` + strings.ToUpper(hash64) + `","e":1}`)
-	uuids := scanShaped(line, maxDepth, shapeUUID)
-	hexes := scanShaped(line, maxDepth, shapeHex64)
+	uuids := scanShaped(line, maxDepth, ShapeUUID)
+	hexes := scanShaped(line, maxDepth, ShapeHex64)
 	plain := scanLine(line, maxDepth)
 	for _, r := range []scanned{uuids, hexes, plain} {
 		require.Equal(t, scanOK, r.status)
@@ -208,19 +207,10 @@ func TestUnescape(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, string(unescape(nil, []byte(tc.in))))
+			assert.Equal(t, tc.want, string(Unescape(nil, []byte(tc.in))))
 			assert.Equal(t, tc.chars, escapedChars([]byte(tc.in)))
 		})
 	}
-}
-
-func TestEscapedFieldOf(t *testing.T) {
-	assert.Equal(t, fType, escapedFieldOf([]byte(`ty\u0070e`)))
-	assert.Equal(t, fJobID, escapedFieldOf([]byte(`job\u005fid`)))
-	assert.Equal(t, fNone, escapedFieldOf([]byte(`typ\u00e9`)))
-	assert.Equal(t, fNone, escapedFieldOf([]byte(`ty\npe`)))
-	assert.Equal(t, fNone, escapedFieldOf([]byte(`\ud800type`)))
-	assert.Equal(t, fNone, escapedFieldOf([]byte(strings.Repeat(`\u0061`, 40))))
 }
 
 func TestLonger(t *testing.T) {
@@ -245,7 +235,7 @@ func TestLonger(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, longer([]byte(tc.s), tc.esc, 1024))
+			assert.Equal(t, tc.want, Longer([]byte(tc.s), tc.esc, 1024))
 		})
 	}
 }
@@ -273,15 +263,5 @@ func TestInteger(t *testing.T) {
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.want, n)
 		})
-	}
-}
-
-func TestFieldOf(t *testing.T) {
-	for f := field(0); f < fieldCount; f++ {
-		assert.Equal(t, f, fieldOf([]byte(fields[f].name)), fields[f].name)
-	}
-	for _, k := range []string{"", "t", "typ", "types", "Type", "type ", "max_tokens", "action", "checkpoint_size_byte",
-		"checkpoint_size_bytes_", strings.Repeat("x", 100), "tzpe", "seqq"} {
-		assert.Equal(t, fNone, fieldOf([]byte(k)), k)
 	}
 }

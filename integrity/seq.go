@@ -41,7 +41,7 @@ type Prev struct {
 	// Known is false when the lines before could not be read.
 	Known bool
 	// AtStart is true when no sequenced line precedes this one in the file:
-	// the line should then carry seq 0 (the seed's SESSION_START).
+	// the line should then carry the rule's Start seq, when it has one.
 	AtStart bool
 	// Seq is the highest seq before the line (when !AtStart). Judging
 	// against the highest rather than the last seq keeps one stale line
@@ -70,8 +70,8 @@ type Judgement struct {
 
 // SeqRule is how a journal format numbers its lines.
 type SeqRule struct {
-	// Start is the first line's seq, when HasStart (Cortex Plane: 0);
-	// otherwise a file may begin at any seq.
+	// Start is the first line's seq, when HasStart; otherwise a file may
+	// begin at any seq.
 	Start    int64
 	HasStart bool
 	// Gaps: each line is one more than the one before, so a larger step
@@ -79,18 +79,9 @@ type SeqRule struct {
 	Gaps bool
 }
 
-// CortexRule is the Cortex Plane buffer's rule: 0 first, then one more
-// per event.
-var CortexRule = SeqRule{Start: 0, HasStart: true, Gaps: true}
-
-// Judge compares a line's seq with the highest seq before it by the Cortex
-// Plane rule: one more is in order, more is a gap, equal is a repeat, less
-// is a regression.
-func Judge(prev Prev, seq int64, hasSeq bool) Judgement {
-	return CortexRule.Judge(prev, seq, hasSeq)
-}
-
-// Judge compares a line's seq with the highest seq before it by the rule.
+// Judge compares a line's seq with the highest seq before it by the rule:
+// the expected seq is in order (with Gaps, more is a gap), equal is a
+// repeat, less is a regression.
 func (r SeqRule) Judge(prev Prev, seq int64, hasSeq bool) Judgement {
 	if !hasSeq {
 		return Judgement{}

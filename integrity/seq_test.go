@@ -7,6 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// rule numbers from 0 and counts gaps (Cortex Plane's rule).
+var rule = SeqRule{Start: 0, HasStart: true, Gaps: true}
+
 func TestJudge(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -32,7 +35,7 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			j := Judge(tc.prev, tc.seq, tc.hasSeq)
+			j := rule.Judge(tc.prev, tc.seq, tc.hasSeq)
 			assert.Equal(t, tc.verdict, j.Verdict)
 			assert.Equal(t, tc.detail, string(j.Detail(nil)))
 			assert.Equal(t, tc.missing, j.Missing())
@@ -47,7 +50,7 @@ func TestPrevAfterKeepsTheHighest(t *testing.T) {
 	}
 	stale := p.After(1, true) // a late line with an old seq
 	assert.Equal(t, Prev{Known: true, Seq: 3}, stale)
-	assert.Equal(t, SeqNone, Judge(stale, 4, true).Verdict, "the line after a stale one is not a gap")
+	assert.Equal(t, SeqNone, rule.Judge(stale, 4, true).Verdict, "the line after a stale one is not a gap")
 	assert.Equal(t, stale, stale.After(0, false), "lines without seq change nothing")
 	assert.Equal(t, Prev{Known: true, Seq: 9}, Prev{}.After(9, true))
 }
@@ -55,7 +58,7 @@ func TestPrevAfterKeepsTheHighest(t *testing.T) {
 func TestNames(t *testing.T) {
 	assert.Equal(t, "seq_gap", SeqGap.String())
 	assert.Equal(t, "schema_invalid", SchemaInvalid.String())
-	assert.Equal(t, "LLM_RESPONSE", KindLLMResponse.String())
-	assert.Equal(t, KindToolResult, KindOf([]byte("TOOL_RESULT")))
-	assert.Equal(t, KindUnknown, KindOf([]byte("tool_result")))
+	assert.Equal(t, "unknown", Outcome(9).String())
+	assert.Equal(t, "a: b; c: d", ViolationText([]Violation{{"a", "b"}, {"c", "d"}}))
+	assert.Equal(t, "", ViolationText(nil))
 }

@@ -6,16 +6,17 @@ import (
 	"unicode/utf8"
 )
 
-// String values are decoded exactly as the validator always decoded them
-// (fastjson's best-effort unescaping), so that extracted values and length
-// checks do not change. That differs from encoding/json only for UTF-16
+// String values are decoded exactly as the Cortex Plane validator always
+// decoded them (fastjson's best-effort unescaping), so that extracted values
+// and length checks do not change. That differs from encoding/json only for UTF-16
 // surrogate escapes that do not form a pair: a lone surrogate escape is kept
 // as its six characters of text ("\ud800"), and a surrogate escape followed
 // by any other \u escape decodes both as one U+FFFD.
 
-// unescape appends the decoded text of s, the contents of a JSON string
-// that the scanner accepted, to dst.
-func unescape(dst, s []byte) []byte {
+// Unescape appends the decoded text of s, the contents of a JSON string
+// that the scanner accepted (Slot.Str, Member.Key), to dst. It allocates
+// only when dst must grow: reuse a scratch buffer.
+func Unescape(dst, s []byte) []byte {
 	for len(s) > 0 {
 		n := bytes.IndexByte(s, '\\')
 		if n < 0 {
@@ -91,27 +92,16 @@ func escapedChars(s []byte) int {
 	return n
 }
 
-// escapedFieldOf maps a key written with escapes to its field. Field names
-// are short and ASCII, so longer keys and escapes of anything else are no
-// field.
-func escapedFieldOf(key []byte) field {
-	var buf [32]byte
-	name := buf[:0]
-	for len(key) > 0 {
-		if key[0] != '\\' {
-			name = append(name, key[0])
-			key = key[1:]
-		} else {
-			r, _, rest := decodeEscape(key)
-			if r < 0 || r >= utf8.RuneSelf {
-				return fNone
-			}
-			name = append(name, byte(r))
-			key = rest
-		}
-		if len(name) == len(buf) {
-			return fNone
-		}
+// Longer tells whether a string value s (still escaped when esc, as
+// Slot.Str returns it) has more than max characters, counted as JSON
+// Schema's maxLength counts them: code points of the decoded text. Decoding
+// never lengthens a string, so short ones are settled by their size.
+func Longer(s []byte, esc bool, max int) bool {
+	switch {
+	case len(s) <= max:
+		return false
+	case esc:
+		return escapedChars(s) > max
 	}
-	return fieldOf(name)
+	return utf8.RuneCount(s) > max
 }

@@ -6,10 +6,10 @@ import (
 	"unsafe"
 )
 
-// parseTime parses an RFC 3339 date-time without allocating, exactly as
+// ParseTime parses an RFC 3339 date-time without allocating, exactly as
 // time.Parse(time.RFC3339Nano, s). The form journals use, UTC with "Z", is
 // read here directly; anything else goes to time.Parse.
-func parseTime(s []byte) (time.Time, bool) {
+func ParseTime(s []byte) (time.Time, bool) {
 	if len(s) < len("2006-01-02T15:04:05Z") {
 		return time.Time{}, false
 	}

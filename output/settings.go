@@ -188,7 +188,7 @@ func (p *parser) pipelineSettings(c *pipeline.Config) {
 		p.fail("Format_Roots", err)
 		c.Formats.Roots = roots
 	}
-	p.versions("Known_Schema_Versions", &c.Integrity.KnownSchemaVersions)
+	p.versions("Known_Schema_Versions", &c.Cortex.KnownSchemaVersions)
 	p.size("Max_Line_Bytes", &c.MaxLineBytes)
 	if s := p.get("Old_Entries"); s != "" {
 		c.OldEntries = pipeline.OldEntryPolicy(strings.ToLower(s))

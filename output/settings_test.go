@@ -58,7 +58,7 @@ func TestEverySettingIsRead(t *testing.T) {
 	assert.Equal(t, "message", c.chunk.LogKey)
 	assert.Equal(t, map[string]string{"service_name": "agents", "cluster": "prod"}, c.pipeline.Enrich.Static)
 	assert.Equal(t, []pipeline.Key{pipeline.KeyJobID, pipeline.KeySeq}, c.pipeline.Layout.Metadata)
-	assert.Equal(t, []int64{1, 2}, c.pipeline.Integrity.KnownSchemaVersions)
+	assert.Equal(t, []int64{1, 2}, c.pipeline.Cortex.KnownSchemaVersions)
 	assert.Equal(t, 64<<10, c.pipeline.MaxLineBytes)
 	assert.Equal(t, pipeline.DeadLetter, c.pipeline.OldEntries)
 	assert.Equal(t, 24*time.Hour, c.pipeline.MaxEntryAge)

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/enrich"
+	"github.com/journalship/journalship/format/cortex"
 	"github.com/journalship/journalship/format/registry"
-	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/journalfile"
 )
 
@@ -35,8 +35,9 @@ const (
 
 // Config is the pipeline's configuration.
 type Config struct {
-	// Integrity is the Cortex Plane buffer's schema versions.
-	Integrity integrity.Config
+	// Cortex is the Cortex Plane buffer's schema versions (the plugin's
+	// Known_Schema_Versions); it takes the place of Formats.Cortex.
+	Cortex cortex.Config
 	// Formats selects how each file's journal format is detected.
 	Formats    registry.Config
 	Enrich     enrich.Config
@@ -63,7 +64,7 @@ type Config struct {
 // DefaultConfig returns the defaults documented in the README.
 func DefaultConfig() Config {
 	return Config{
-		Integrity:     integrity.DefaultConfig(),
+		Cortex:        cortex.DefaultConfig(),
 		Formats:       registry.DefaultConfig(),
 		Enrich:        enrich.DefaultConfig(),
 		Lookbehind:    journalfile.DefaultConfig(),
@@ -79,7 +80,7 @@ func DefaultConfig() Config {
 
 // Validate checks every part.
 func (c Config) Validate() error {
-	errs := []error{c.Integrity.Validate(), c.formats().Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate()}
+	errs := []error{c.Cortex.Validate(), c.formats().Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate()}
 	if c.MaxLineBytes < 1024 {
 		errs = append(errs, fmt.Errorf("pipeline: max line bytes %d is below 1024", c.MaxLineBytes))
 	}
@@ -102,7 +103,7 @@ func (c Config) Validate() error {
 // formats is the registry configuration with the Cortex schema versions.
 func (c Config) formats() registry.Config {
 	f := c.Formats
-	f.Cortex = c.Integrity
+	f.Cortex = c.Cortex
 	return f
 }
 

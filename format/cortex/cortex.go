@@ -2,9 +2,10 @@
 // (docs/formats/cortex-plane.md): <root>/<job_id>/session_<ts>_<pod>.jsonl,
 // events SESSION_START … SESSION_END numbered by seq from 0.
 //
-// The line schema itself is judged by package integrity's validator, the
-// strict scanner's first user; this package maps its verdict onto the
-// format-neutral format.Event.
+// The line schema (schema.go) is judged by this package's Validator
+// (validator.go, judge.go), built on integrity's strict one-pass scan of a
+// flat object (integrity.Members, integrity.Keys); the format's Judge maps
+// the validator's Event onto the format-neutral format.Event.
 package cortex
 
 import (
@@ -20,13 +21,13 @@ import (
 const Name = "cortex"
 
 // Format is the Cortex Plane buffer.
-type Format struct{ cfg integrity.Config }
+type Format struct{ cfg Config }
 
 // New returns the format with buffer schema version 1 judged strictly.
-func New() *Format { return &Format{cfg: integrity.DefaultConfig()} }
+func New() *Format { return &Format{cfg: DefaultConfig()} }
 
 // NewWith returns the format judging cfg's schema versions strictly.
-func NewWith(cfg integrity.Config) (*Format, error) {
+func NewWith(cfg Config) (*Format, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func (*Format) Name() string { return Name }
 // eventTypes are the event_type values: the buffer's event types.
 var eventTypes = func() []string {
 	var out []string
-	for k := integrity.KindSessionStart; k.String() != ""; k++ {
+	for k := KindSessionStart; k.String() != ""; k++ {
 		out = append(out, k.String())
 	}
 	return out
@@ -79,7 +80,7 @@ func (f *Format) Sniff(first []byte) bool {
 	}
 	t, ok := c.Str(0)
 	_, job := c.Str(1)
-	return ok && job && integrity.KindOf(t) != integrity.KindUnknown
+	return ok && job && KindOf(t) != KindUnknown
 }
 
 // Seq implements format.Format: 0 for SESSION_START, then one more per
@@ -115,28 +116,29 @@ func (*State) Derived() string { return "" }
 
 // NewJudge implements format.Format.
 func (f *Format) NewJudge() format.Judge {
-	v, _ := integrity.New(f.cfg) // cfg was validated
+	v, _ := NewValidator(f.cfg) // cfg was validated
 	return &judge{v: v}
 }
 
+// judge is the format's format.Judge: the validator, and its Event to map.
 type judge struct {
-	v  *integrity.Validator
-	ev integrity.Event
+	v  *Validator
+	ev Event
 }
 
 var roles = [...]format.Role{
-	integrity.KindUnknown:           format.RoleOther,
-	integrity.KindSessionStart:      format.RoleSessionStart,
-	integrity.KindCheckpointLoaded:  format.RoleCheckpoint,
-	integrity.KindLLMRequest:        format.RoleLLMRequest,
-	integrity.KindLLMResponse:       format.RoleLLMResponse,
-	integrity.KindToolStart:         format.RoleToolCall,
-	integrity.KindToolResult:        format.RoleToolResult,
-	integrity.KindCheckpointWritten: format.RoleCheckpoint,
-	integrity.KindApprovalRequested: format.RoleStatus,
-	integrity.KindStateTransition:   format.RoleStatus,
-	integrity.KindError:             format.RoleError,
-	integrity.KindSessionEnd:        format.RoleSessionEnd,
+	KindUnknown:           format.RoleOther,
+	KindSessionStart:      format.RoleSessionStart,
+	KindCheckpointLoaded:  format.RoleCheckpoint,
+	KindLLMRequest:        format.RoleLLMRequest,
+	KindLLMResponse:       format.RoleLLMResponse,
+	KindToolStart:         format.RoleToolCall,
+	KindToolResult:        format.RoleToolResult,
+	KindCheckpointWritten: format.RoleCheckpoint,
+	KindApprovalRequested: format.RoleStatus,
+	KindStateTransition:   format.RoleStatus,
+	KindError:             format.RoleError,
+	KindSessionEnd:        format.RoleSessionEnd,
 }
 
 // Judge implements format.Judge.
@@ -145,37 +147,37 @@ func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, out *for
 	bestEffort := s != nil && s.HasVersion && !j.v.KnownVersion(s.Version)
 	ev := &j.ev
 	j.v.Validate(line, bestEffort, a, ev)
-	if ev.Kind == integrity.KindSessionStart && s != nil {
+	if ev.Kind == KindSessionStart && s != nil {
 		s.learn(ev)
 		if s.HasVersion && !j.v.KnownVersion(s.Version) && !bestEffort {
 			j.v.Validate(line, true, a, ev)
 		}
 	}
-	if ev.Kind == integrity.KindSessionEnd && ev.Outcome != integrity.Corrupt && s != nil {
+	if ev.Kind == KindSessionEnd && ev.Outcome != integrity.Corrupt && s != nil {
 		s.ended = true
 		s.terminal = string(ev.EndReason) != "approval_pause"
 	}
 	convert(ev, out)
 }
 
-func (s *State) learn(ev *integrity.Event) {
+func (s *State) learn(ev *Event) {
 	if ev.HasSchemaVersion {
 		s.Version, s.HasVersion = ev.SchemaVersion, true
 	}
 }
 
 // convert maps the validator's verdict onto the neutral event.
-func convert(ev *integrity.Event, out *format.Event) {
+func convert(ev *Event, out *format.Event) {
 	out.Reset()
 	out.Outcome, out.CorruptReason = ev.Outcome, ev.CorruptReason
 	out.Violations = append(out.Violations, ev.Violations...)
-	if ev.Flags&integrity.UnknownType != 0 {
+	if ev.Flags&UnknownType != 0 {
 		out.Flags |= format.UnknownType
 	}
-	if ev.Flags&integrity.BestEffort != 0 {
+	if ev.Flags&BestEffort != 0 {
 		out.Flags |= format.BestEffort
 	}
-	if ev.Flags&integrity.DuplicateKey != 0 {
+	if ev.Flags&DuplicateKey != 0 {
 		out.Flags |= format.DuplicateKey
 	}
 	out.EventType, out.TypeName, out.Role = ev.Kind.String(), ev.TypeName, roles[ev.Kind]
@@ -187,11 +189,11 @@ func convert(ev *integrity.Event, out *format.Event) {
 	if ev.HasTokens {
 		out.Usage = format.Usage{Input: ev.PromptTokens, Output: ev.CompletionTokens, Has: true}
 	}
-	if ev.Kind == integrity.KindSessionEnd && ev.Outcome != integrity.Corrupt {
+	if ev.Kind == KindSessionEnd && ev.Outcome != integrity.Corrupt {
 		out.Ends, out.Terminal = true, string(ev.EndReason) != "approval_pause"
 		out.EndReason = ev.EndReason
 	}
-	if ev.Kind == integrity.KindCheckpointWritten {
+	if ev.Kind == KindCheckpointWritten {
 		out.Flags |= format.SavesCheckpoint
 		out.CheckpointID = ev.CheckpointID
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/journalship/journalship/format/cortex"
 	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/unknown"
-	"github.com/journalship/journalship/integrity"
 )
 
 // All returns every registered format with its default configuration, in
@@ -59,14 +58,14 @@ type Config struct {
 	Roots map[string][]string
 
 	// The formats' own settings.
-	Cortex    integrity.Config
+	Cortex    cortex.Config
 	Codelia   codelia.Config
 	OrbitMesh orbitmesh.Config
 }
 
 // DefaultConfig detects every format anywhere.
 func DefaultConfig() Config {
-	return Config{Format: Auto, Roots: map[string][]string{}, Cortex: integrity.DefaultConfig(),
+	return Config{Format: Auto, Roots: map[string][]string{}, Cortex: cortex.DefaultConfig(),
 		Codelia: codelia.DefaultConfig(), OrbitMesh: orbitmesh.DefaultConfig()}
 }
 

@@ -1,4 +1,4 @@
-package integrity
+package cortex
 
 // The validator as it was before the single-pass scanner, built on
 // fastjson, kept as the oracle the differential fuzz and table tests
@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/valyala/fastjson"
+
+	"github.com/journalship/journalship/integrity"
 )
 
 // legacyValidator is the fastjson-based validator, unchanged but renamed.
@@ -22,20 +24,20 @@ type legacyValidator struct {
 // Validate judges one line (without its newline) into ev. With bestEffort,
 // only the version-independent fields are checked. Extracted values are
 // copied into a.
-func (v *legacyValidator) Validate(line []byte, bestEffort bool, a *Arena, ev *Event) {
+func (v *legacyValidator) Validate(line []byte, bestEffort bool, a *integrity.Arena, ev *Event) {
 	ev.Reset()
 	if reason := legacyPrecheck(line); reason != "" {
-		ev.Outcome, ev.CorruptReason = Corrupt, reason
+		ev.Outcome, ev.CorruptReason = integrity.Corrupt, reason
 		return
 	}
 	val, err := v.parser.ParseBytes(line)
 	if err != nil {
-		ev.Outcome, ev.CorruptReason = Corrupt, "not JSON: parse error"
+		ev.Outcome, ev.CorruptReason = integrity.Corrupt, "not JSON: parse error"
 		return
 	}
 	obj, err := val.Object()
 	if err != nil {
-		ev.Outcome, ev.CorruptReason = Corrupt, "not a JSON object"
+		ev.Outcome, ev.CorruptReason = integrity.Corrupt, "not a JSON object"
 		return
 	}
 	if !v.readType(obj, a, ev) {
@@ -73,15 +75,15 @@ func legacyIsBlank(b []byte) bool {
 
 // readType applies the seed's minimal structure rule: a string type and a
 // string timestamp, else the line is corrupt.
-func (v *legacyValidator) readType(obj *fastjson.Object, a *Arena, ev *Event) bool {
+func (v *legacyValidator) readType(obj *fastjson.Object, a *integrity.Arena, ev *Event) bool {
 	t := obj.Get("type")
 	if t == nil || t.Type() != fastjson.TypeString {
-		ev.Outcome, ev.CorruptReason = Corrupt, "no string \"type\""
+		ev.Outcome, ev.CorruptReason = integrity.Corrupt, "no string \"type\""
 		return false
 	}
 	ts := obj.Get("timestamp")
 	if ts == nil || ts.Type() != fastjson.TypeString {
-		ev.Outcome, ev.CorruptReason = Corrupt, "no string \"timestamp\""
+		ev.Outcome, ev.CorruptReason = integrity.Corrupt, "no string \"timestamp\""
 		return false
 	}
 	name, _ := t.StringBytes()
@@ -96,14 +98,14 @@ func (v *legacyValidator) readType(obj *fastjson.Object, a *Arena, ev *Event) bo
 // legacyJudge walks one object's fields.
 type legacyJudge struct {
 	ev         *Event
-	a          *Arena
+	a          *integrity.Arena
 	spec       *kindSpec
 	bestEffort bool
 	seen       mask
 }
 
 func (j *legacyJudge) visit(key []byte, val *fastjson.Value) {
-	f := fieldOf(key)
+	f := field(bufferKeys.Lookup(key))
 	if f == fNone || !j.spec.known.has(f) {
 		return // unknown fields pass
 	}
@@ -146,7 +148,7 @@ func (j *legacyJudge) finish() {
 		}
 	}
 	if len(j.ev.Violations) > 0 {
-		j.ev.Outcome = SchemaInvalid
+		j.ev.Outcome = integrity.SchemaInvalid
 	}
 }
 

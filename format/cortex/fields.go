@@ -1,17 +1,19 @@
-package integrity
+package cortex
+
+import "github.com/journalship/journalship/integrity"
 
 // fieldSet gathers the known fields of one line's top-level object, by
 // field, without building anything: the first occurrence of each field
 // counts, later ones are duplicates.
 type fieldSet struct {
-	first [fieldCount]slot
+	first [fieldCount]integrity.Slot
 	seen  mask
 	// order lists every occurrence of a known field (duplicates included)
 	// in the order of the line, for the judge to visit.
 	order []field
 	// plain holds the first "type" and "timestamp" whose keys are written
 	// without escapes; see typeAndTimestamp.
-	plain     [2]slot
+	plain     [2]integrity.Slot
 	plainSeen mask
 }
 
@@ -21,21 +23,21 @@ func (s *fieldSet) reset() {
 }
 
 // add records a member whose key names the known field f.
-func (s *fieldSet) add(f field, m *member) {
+func (s *fieldSet) add(f field, m *integrity.Member) {
 	s.order = append(s.order, f)
-	if f <= fTimestamp && !m.keyEsc && !s.plainSeen.has(f) {
+	if f <= fTimestamp && !m.KeyEsc && !s.plainSeen.has(f) {
 		s.plainSeen |= 1 << f
-		s.plain[f] = m.slot
+		s.plain[f] = m.Slot
 	}
 	if s.seen.has(f) {
 		return
 	}
 	s.seen |= 1 << f
-	s.first[f] = m.slot
+	s.first[f] = m.Slot
 }
 
 // get returns the first occurrence of f, or nil.
-func (s *fieldSet) get(f field) *slot {
+func (s *fieldSet) get(f field) *integrity.Slot {
 	if !s.seen.has(f) {
 		return nil
 	}
@@ -48,7 +50,7 @@ func (s *fieldSet) get(f field) *slot {
 // escapes are only looked at when no plain key matches; once that happened
 // for "type", the "timestamp" lookup looks at all keys alike. The choice
 // only matters for lines that repeat these keys, some escaped.
-func (s *fieldSet) typeAndTimestamp() (t, ts *slot) {
+func (s *fieldSet) typeAndTimestamp() (t, ts *integrity.Slot) {
 	decoded := false
 	if s.plainSeen.has(fType) {
 		t = &s.plain[fType]
@@ -63,17 +65,3 @@ func (s *fieldSet) typeAndTimestamp() (t, ts *slot) {
 	}
 	return t, ts
 }
-
-// shapes are the string formats of the fields, by field (fNone included),
-// for the scanner to check values against directly.
-var shapes = func() (s [256]shape) {
-	for f := field(0); f < fieldCount; f++ {
-		switch fields[f].check {
-		case cUUID:
-			s[f] = shapeUUID
-		case cHex64:
-			s[f] = shapeHex64
-		}
-	}
-	return s
-}()

@@ -1,6 +1,13 @@
-package integrity
+package cortex
 
-// field identifies a known field of the buffer schema (version 1).
+import "github.com/journalship/journalship/integrity"
+
+// The buffer schema (version 1, docs/formats/cortex-plane.md section 3):
+// its fields, the rule each field's value must satisfy, and which fields
+// each event type defines, requires and lets be null.
+
+// field identifies a known field of the buffer schema (version 1). It is
+// the field's key id in bufferKeys.
 type field uint8
 
 const (
@@ -37,7 +44,7 @@ const (
 	fTotalEvents
 	fFinalStepIndex
 	fieldCount
-	fNone field = 255
+	fNone = field(integrity.NoKey) // any other key
 )
 
 // mask is a set of fields.
@@ -113,76 +120,24 @@ var fields = [fieldCount]fieldSpec{
 	fFinalStepIndex:      {"final_step_index", cInt0},
 }
 
-// fieldOf maps a JSON key to its field, or fNone.
-func fieldOf(key []byte) field {
-	switch string(key) {
-	case "type":
-		return fType
-	case "timestamp":
-		return fTimestamp
-	case "job_id":
-		return fJobID
-	case "session_id":
-		return fSessionID
-	case "seq":
-		return fSeq
-	case "buffer_schema_version":
-		return fBufferSchemaVersion
-	case "agent_id":
-		return fAgentID
-	case "pod_name":
-		return fPodName
-	case "worker_job_id":
-		return fWorkerJobID
-	case "checkpoint_id":
-		return fCheckpointID
-	case "step_index":
-		return fStepIndex
-	case "schema_version":
-		return fSchemaVersion
-	case "model":
-		return fModel
-	case "prompt_hash":
-		return fPromptHash
-	case "message_count":
-		return fMessageCount
-	case "prompt_tokens":
-		return fPromptTokens
-	case "completion_tokens":
-		return fCompletionTokens
-	case "finish_reason":
-		return fFinishReason
-	case "tool_use_count":
-		return fToolUseCount
-	case "duration_ms":
-		return fDurationMs
-	case "invocation_id":
-		return fInvocationID
-	case "tool_name":
-		return fToolName
-	case "input_hash":
-		return fInputHash
-	case "input_summary":
-		return fInputSummary
-	case "is_side_effect":
-		return fIsSideEffect
-	case "success":
-		return fSuccess
-	case "result_summary":
-		return fResultSummary
-	case "error_code":
-		return fErrorCode
-	case "checkpoint_size_bytes":
-		return fCheckpointSizeBytes
-	case "reason":
-		return fReason
-	case "total_events":
-		return fTotalEvents
-	case "final_step_index":
-		return fFinalStepIndex
+// bufferKeys are the schema's field names compiled for integrity's member
+// scan, which hands out each member with its field (fNone for any other
+// key). The uuid and hash fields are given their shape, so that the scan
+// checks such a value as it reads it (eight bytes at a time) and the judge
+// need not look at it again (Slot.Shaped).
+var bufferKeys = func() *integrity.Keys {
+	keys := make([]integrity.Key, fieldCount)
+	for f := range fieldCount {
+		keys[f].Name = fields[f].name
+		switch fields[f].check {
+		case cUUID:
+			keys[f].Shape = integrity.ShapeUUID
+		case cHex64:
+			keys[f].Shape = integrity.ShapeHex64
+		}
 	}
-	return fNone
-}
+	return integrity.MustKeys(keys...)
+}()
 
 // kindSpec is the schema of one event type: the fields it defines, the ones
 // it requires and the ones that may be null.

@@ -1,26 +1,27 @@
-package integrity
+package cortex
 
 import (
 	"testing"
 
+	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/internal/sample"
 )
 
 // BenchmarkValidate judges realistic lines (all event types, ~430 B).
 func BenchmarkValidate(b *testing.B) {
-	v, _ := New(DefaultConfig())
+	v, _ := NewValidator(DefaultConfig())
 	benchValidate(b, v.Validate)
 }
 
 // benchValidate runs validate over 1000 sample lines per op, reporting
 // bytes and ns per line.
-func benchValidate(b *testing.B, validate func([]byte, bool, *Arena, *Event)) {
+func benchValidate(b *testing.B, validate func([]byte, bool, *integrity.Arena, *Event)) {
 	lines := sample.Lines(1, 1000)
 	size := 0
 	for _, l := range lines {
 		size += len(l)
 	}
-	a := NewArena(1 << 20)
+	a := integrity.NewArena(1 << 20)
 	var ev Event
 	b.SetBytes(int64(size))
 	b.ReportAllocs()

@@ -1,11 +1,13 @@
-package integrity
+package cortex
 
-import "unicode/utf8"
+import "github.com/journalship/journalship/integrity"
 
-// judge applies an event type's schema to the known fields of one line.
-type judge struct {
+// lineJudge applies an event type's schema to the known fields of one line,
+// member by member as integrity's scan hands them out (see
+// Validator.judgeLine).
+type lineJudge struct {
 	ev         *Event
-	a          *Arena
+	a          *integrity.Arena
 	v          *Validator
 	line       []byte
 	spec       *kindSpec // nil until the type is known
@@ -15,35 +17,35 @@ type judge struct {
 }
 
 // member takes the next top-level member of the line, whose key names f.
-func (j *judge) member(f field, m *member) {
+func (j *lineJudge) member(f field, m *integrity.Member) {
 	switch {
 	case f == fNone || j.badType:
 	case j.spec != nil:
 		if f == fTimestamp {
 			j.v.set.add(f, m) // for the corrupt check at the end
 		}
-		j.visit(f, &m.slot)
+		j.visit(f, &m.Slot)
 	default:
 		set := &j.v.set
 		set.add(f, m)
-		if f == fType && !m.keyEsc {
+		if f == fType && !m.KeyEsc {
 			// The first "type" written plainly is the type (see
 			// fieldSet.typeAndTimestamp): judge what waited, go on as the
 			// members come.
-			if m.kind != kindString {
+			if m.Kind != integrity.JSONString {
 				j.badType = true
 				return
 			}
-			j.begin(&m.slot)
+			j.begin(&m.Slot)
 		}
 	}
 }
 
 // begin sets the event type from the type's value and judges the members
 // that came before it.
-func (j *judge) begin(t *slot) {
-	name := t.str(j.line)
-	if t.esc {
+func (j *lineJudge) begin(t *integrity.Slot) {
+	name := t.Str(j.line)
+	if t.Esc {
 		name = j.v.unescape(name)
 	}
 	ev := j.ev
@@ -60,19 +62,19 @@ func (j *judge) begin(t *slot) {
 }
 
 // end applies the seed's minimal structure rule once the whole line is
-// read: a string type and a string timestamp, else the line is corrupt. It
-// returns the reason, or "".
-func (j *judge) end() string {
-	const noType, noTimestamp = "no string \"type\"", "no string \"timestamp\""
+// read: a string type and a string timestamp, else the line is corrupt (as
+// the runtime's reader refuses it, see reread.go). It returns the reason,
+// or "".
+func (j *lineJudge) end() string {
 	if j.badType {
-		return noType
+		return reasonNoType
 	}
 	t, ts := j.v.set.typeAndTimestamp()
-	if t == nil || t.kind != kindString {
-		return noType
+	if t == nil || t.Kind != integrity.JSONString {
+		return reasonNoType
 	}
-	if ts == nil || ts.kind != kindString {
-		return noTimestamp
+	if ts == nil || ts.Kind != integrity.JSONString {
+		return reasonNoTime
 	}
 	if j.spec == nil {
 		j.begin(t) // the type's key has escapes: it is known only now
@@ -82,7 +84,7 @@ func (j *judge) end() string {
 
 // visit judges one occurrence of a known field, in the order of the line;
 // val is the field's first value.
-func (j *judge) visit(f field, val *slot) {
+func (j *lineJudge) visit(f field, val *integrity.Slot) {
 	if !j.spec.known.has(f) {
 		return // fields of other event types pass, like unknown ones
 	}
@@ -93,37 +95,37 @@ func (j *judge) visit(f field, val *slot) {
 	}
 	j.seen |= 1 << f
 	switch c := fields[f].check; {
-	case val.kind == kindNull:
+	case val.Kind == integrity.JSONNull:
 		if !j.spec.nullable.has(f) {
 			j.report(f, reasonNull)
 		}
 	case c == cInt || c == cInt0 || c == cInt1:
 		j.checkInt(f, c, val)
 	case c == cBool:
-		if val.kind != kindTrue && val.kind != kindFalse {
+		if val.Kind != integrity.JSONTrue && val.Kind != integrity.JSONFalse {
 			j.report(f, reasonNotBool)
 		}
-		if f == fIsSideEffect && val.kind == kindTrue {
+		if f == fIsSideEffect && val.Kind == integrity.JSONTrue {
 			j.ev.SideEffect = true
 		}
-	case val.kind != kindString:
+	case val.Kind != integrity.JSONString:
 		j.report(f, reasonNotString)
-	case val.shaped:
-		j.keepString(f, val.str(j.line)) // a uuid or hash, already checked
+	case val.Shaped:
+		j.keepString(f, val.Str(j.line)) // a uuid or hash, already checked
 	default:
 		j.checkString(f, c, val)
 	}
 }
 
 // report records a violation, unless best-effort mode ignores the field.
-func (j *judge) report(f field, reason string) {
+func (j *lineJudge) report(f field, reason string) {
 	if j.bestEffort && !bestEffortRequired.has(f) && f != fSeq {
 		return
 	}
 	j.ev.violate(fields[f].name, reason)
 }
 
-func (j *judge) finish() {
+func (j *lineJudge) finish() {
 	if j.bestEffort {
 		j.ev.Flags |= BestEffort
 	}
@@ -139,20 +141,14 @@ func (j *judge) finish() {
 		}
 	}
 	if len(j.ev.Violations) > 0 {
-		j.ev.Outcome = SchemaInvalid
+		j.ev.Outcome = integrity.SchemaInvalid
 	}
 }
 
-func (j *judge) checkInt(f field, c check, val *slot) {
-	n, ok := int64(0), false
-	if val.kind == kindNumber {
-		raw := val.raw(j.line)
-		if n, ok = smallInt(raw); !ok {
-			n, ok = integer(raw)
-		}
-	}
+func (j *lineJudge) checkInt(f field, c check, val *integrity.Slot) {
+	n, ok := val.Int(j.line)
 	switch {
-	case !ok && val.kind == kindNumber && integralOutOfRange(val.raw(j.line)):
+	case !ok && val.IntOutOfRange(j.line):
 		j.report(f, reasonOutOfRange)
 		return
 	case !ok:
@@ -170,29 +166,29 @@ func (j *judge) checkInt(f field, c check, val *slot) {
 
 // checkString judges a string value and keeps it when the Event wants it.
 // Escapes are decoded only when the decoded text matters.
-func (j *judge) checkString(f field, c check, val *slot) {
-	s := val.str(j.line)
+func (j *lineJudge) checkString(f field, c check, val *integrity.Slot) {
+	s := val.Str(j.line)
 	switch c {
 	case cTypeName, cString:
 		if !keeps(f) {
 			return // any string passes
 		}
 	case cMax1024:
-		if longer(s, val.esc, 1024) {
+		if integrity.Longer(s, val.Esc, 1024) {
 			j.report(f, reasonMax1024)
 		}
 		return
 	case cMax4096:
-		if longer(s, val.esc, 4096) {
+		if integrity.Longer(s, val.Esc, 4096) {
 			j.report(f, reasonMax4096)
 		}
 		return
 	}
-	if val.esc {
+	if val.Esc {
 		s = j.v.unescape(s)
 	}
 	if c == cDateTime {
-		t, ok := parseTime(s)
+		t, ok := integrity.ParseTime(s)
 		if !ok {
 			j.report(f, reasonDateTime)
 			return
@@ -210,20 +206,6 @@ func (j *judge) checkString(f field, c check, val *slot) {
 	j.keepString(f, s)
 }
 
-// longer tells whether a string value (escaped when esc) has more than max
-// characters, counted as JSON Schema's maxLength does (code points of the
-// decoded text). Decoding never lengthens a string, so short ones are
-// settled by their size.
-func longer(s []byte, esc bool, max int) bool {
-	switch {
-	case len(s) <= max:
-		return false
-	case esc:
-		return escapedChars(s) > max
-	}
-	return utf8.RuneCount(s) > max
-}
-
 // checkText judges decoded text against its rule.
 func checkText(c check, s []byte) string {
 	switch c {
@@ -232,11 +214,11 @@ func checkText(c check, s []byte) string {
 			return reasonEmpty
 		}
 	case cUUID:
-		if !isUUID(s) {
+		if !integrity.IsUUID(s) {
 			return reasonUUID
 		}
 	case cHex64:
-		if !isHex64(s) {
+		if !integrity.IsHex64(s) {
 			return reasonHex64
 		}
 	case cFinishReason:
@@ -265,7 +247,7 @@ func keeps(f field) bool {
 	return false
 }
 
-func (j *judge) keepString(f field, s []byte) {
+func (j *lineJudge) keepString(f field, s []byte) {
 	ev := j.ev
 	switch f {
 	case fJobID:
@@ -291,7 +273,7 @@ func (j *judge) keepString(f field, s []byte) {
 	}
 }
 
-func (j *judge) keepInt(f field, n int64) {
+func (j *lineJudge) keepInt(f field, n int64) {
 	ev := j.ev
 	switch f {
 	case fSeq:

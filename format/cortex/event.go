@@ -1,30 +1,10 @@
-package integrity
+package cortex
 
 import (
-	"strings"
 	"time"
+
+	"github.com/journalship/journalship/integrity"
 )
-
-// Outcome is the verdict on one line.
-type Outcome uint8
-
-// The three outcomes. Their String forms are what is shipped to Loki.
-const (
-	Valid Outcome = iota
-	SchemaInvalid
-	Corrupt
-)
-
-var outcomeNames = [...]string{"valid", "schema_invalid", "corrupt"}
-
-// String returns the outcome's name as shipped ("valid", "schema_invalid",
-// "corrupt").
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
-	}
-	return "unknown"
-}
 
 // Kind is an event type of the Cortex Plane buffer.
 type Kind uint8
@@ -104,19 +84,14 @@ const (
 	DuplicateKey
 )
 
-// Violation is one broken schema rule. Both strings are constants, so
-// collecting violations does not allocate.
-type Violation struct {
-	Field  string
-	Reason string
-}
-
-// Event is what the validator learned from one line. Byte slices point into
-// the Arena passed to Validate and stay valid until the arena is reset.
+// Event is what the validator learned from one line, in the buffer's own
+// terms (the format's Judge maps it onto the neutral format.Event). Byte
+// slices point into the Arena passed to Validate and stay valid until the
+// arena is reset.
 type Event struct {
-	Outcome       Outcome
+	Outcome       integrity.Outcome
 	CorruptReason string // set when Outcome is Corrupt
-	Violations    []Violation
+	Violations    []integrity.Violation
 	Flags         Flags
 
 	Kind     Kind
@@ -162,26 +137,8 @@ func (e *Event) Reset() {
 }
 
 // ViolationText renders the violations as "field: reason; field: reason".
-func (e *Event) ViolationText() string { return ViolationText(e.Violations) }
-
-// ViolationText renders violations as "field: reason; field: reason", as
-// every format ships them.
-func ViolationText(vs []Violation) string {
-	if len(vs) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for i, v := range vs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(v.Field)
-		b.WriteString(": ")
-		b.WriteString(v.Reason)
-	}
-	return b.String()
-}
+func (e *Event) ViolationText() string { return integrity.ViolationText(e.Violations) }
 
 func (e *Event) violate(field, reason string) {
-	e.Violations = append(e.Violations, Violation{Field: field, Reason: reason})
+	e.Violations = append(e.Violations, integrity.Violation{Field: field, Reason: reason})
 }

@@ -1,17 +1,23 @@
-package integrity
+package cortex
 
 import (
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fastjson"
 
+	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/internal/sample"
+)
+
+// The depth limit of integrity's scanner, and its reason.
+const (
+	maxDepth      = 10000
+	reasonTooDeep = "not JSON: nested deeper than 10000 levels"
 )
 
 // quirks are lines where the old fastjson-based validator had to be matched
@@ -50,16 +56,16 @@ func FuzzValidate(f *testing.F) {
 		f.Add(l, false)
 		f.Add(l, true)
 	}
-	v, err := New(DefaultConfig())
+	v, err := NewValidator(DefaultConfig())
 	require.NoError(f, err)
 	var old legacyValidator
-	a := NewArena(1 << 16)
+	a := integrity.NewArena(1 << 16)
 	f.Fuzz(func(t *testing.T, l string, bestEffort bool) {
 		line := []byte(l)
 		var got, want Event
 		a.Reset(1 << 16)
 		v.Validate(line, bestEffort, a, &got)
-		if !json.Valid(line) && got.Outcome != Corrupt {
+		if !json.Valid(line) && got.Outcome != integrity.Corrupt {
 			t.Fatalf("encoding/json rejects %q, Validate says %v", l, got.Outcome)
 		}
 		old.Validate(line, bestEffort, a, &want)
@@ -111,7 +117,7 @@ func fastjsonMissesControl(line []byte) bool {
 
 // TestValidateMatchesLegacy pins the quirks outside fuzzing.
 func TestValidateMatchesLegacy(t *testing.T) {
-	v, err := New(DefaultConfig())
+	v, err := NewValidator(DefaultConfig())
 	require.NoError(t, err)
 	var old legacyValidator
 	lines := append([]string{}, quirks...)
@@ -121,8 +127,8 @@ func TestValidateMatchesLegacy(t *testing.T) {
 	for _, l := range lines {
 		for _, bestEffort := range []bool{false, true} {
 			var got, want Event
-			v.Validate([]byte(l), bestEffort, NewArena(64), &got)
-			old.Validate([]byte(l), bestEffort, NewArena(64), &want)
+			v.Validate([]byte(l), bestEffort, integrity.NewArena(64), &got)
+			old.Validate([]byte(l), bestEffort, integrity.NewArena(64), &want)
 			got.Violations = legacyReasons(got.Violations)
 			if want.CorruptReason == "not JSON: parse error" && json.Valid([]byte(l)) {
 				assert.NotContains(t, got.CorruptReason, "not JSON", "valid JSON past the old 300 levels is judged: %q", l)
@@ -146,7 +152,7 @@ func TestValidateControlBeforeEscape(t *testing.T) {
 		require.False(t, json.Valid([]byte(l)))
 		require.NoError(t, fastjson.ValidateBytes([]byte(l)), "the old validator took it")
 		ev := validate(t, l, false)
-		assert.Equal(t, Corrupt, ev.Outcome)
+		assert.Equal(t, integrity.Corrupt, ev.Outcome)
 		assert.Equal(t, "not JSON", ev.CorruptReason)
 	}
 }
@@ -184,66 +190,11 @@ func TestIntegerMatchesLegacy(t *testing.T) {
 		val, err := p.Parse(n)
 		require.NoError(t, err)
 		wn, wok := legacyInteger(val)
-		gn, gok := integer([]byte(n))
+		num := integrity.Slot{End: len(n), Kind: integrity.JSONNumber}
+		gn, gok := num.Int([]byte(n))
 		assert.Equal(t, wok, gok, n)
 		assert.Equal(t, wn, gn, n)
 	}
-}
-
-// FuzzParseTime checks parseTime against time.Parse: the same verdict, and
-// the very same Time when the UTC fast path answers.
-func FuzzParseTime(f *testing.F) {
-	for _, s := range []string{"2026-02-23T14:30:22Z", "2026-02-23T14:30:22.123Z", "2024-02-29T23:59:59.999999999999Z",
-		"2023-02-29T00:00:00Z", "2026-02-23T14:30:22+02:00", "2026-02-23t14:30:22z", "2026-02-23T14:30:22,5Z",
-		"2026-02-23T24:00:00Z", "0000-01-01T00:00:00Z", "2026-02-23T14:30:22.Z", "2026-02-23T14:30:60Z"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		b := []byte(s)
-		got, ok := parseTime(b)
-		want, err := time.Parse(time.RFC3339Nano, s)
-		if len(s) >= len("2006-01-02T15:04:05Z") && ok != (err == nil) {
-			t.Fatalf("%q: ok %v, time.Parse error %v", s, ok, err)
-		}
-		if len(b) >= len("2006-01-02T15:04:05Z") {
-			if fast, ok := parseUTC(b); ok && fast != want {
-				t.Fatalf("%q: %v, time.Parse %v", s, fast, want)
-			}
-		}
-		if ok && !got.Equal(want) {
-			t.Fatalf("%q: %v, time.Parse %v", s, got, want)
-		}
-	})
-}
-
-// TestParseTimeMatchesTimeParse sweeps every day of years around the
-// calendar's edge cases through the UTC fast path and time.Parse.
-func TestParseTimeMatchesTimeParse(t *testing.T) {
-	fracs := []string{"", ".5", ".123", ".123456789", ".1234567891234", ".000000001"}
-	n := 0
-	for _, year := range []int{0, 1, 4, 99, 100, 399, 400, 1600, 1900, 1969, 1970, 1971, 2000, 2024, 2026, 2100, 2400, 9999} {
-		for month := 1; month <= 12; month++ {
-			for day := 0; day <= 32; day++ {
-				frac := fracs[n%len(fracs)]
-				n++
-				s := pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(n%24, 2) + ":" + pad(n%60, 2) + ":" + pad(n*7%60, 2) + frac + "Z"
-				got, ok := parseTime([]byte(s))
-				want, err := time.Parse(time.RFC3339Nano, s)
-				require.Equal(t, err == nil, ok, s)
-				_, fast := parseUTC([]byte(s))
-				require.Equal(t, ok, fast, "%s: the UTC form takes the fast path", s)
-				require.True(t, got == want, "%s: %v, time.Parse %v", s, got, want)
-			}
-		}
-	}
-}
-
-func pad(n, width int) string {
-	s := itoa(n)
-	for len(s) < width {
-		s = "0" + s
-	}
-	return s
 }
 
 func TestKindOfEveryKind(t *testing.T) {
@@ -256,10 +207,10 @@ func TestKindOfEveryKind(t *testing.T) {
 // TestValidateAllocatesNothingOnSamples extends TestValidateAllocatesNothing
 // to realistic lines of every type, escapes included.
 func TestValidateAllocatesNothingOnSamples(t *testing.T) {
-	v, err := New(DefaultConfig())
+	v, err := NewValidator(DefaultConfig())
 	require.NoError(t, err)
 	lines := sample.Lines(3, 300)
-	a := NewArena(1 << 20)
+	a := integrity.NewArena(1 << 20)
 	var ev Event
 	for _, l := range lines { // warm up: scratch buffers reach their size
 		v.Validate(l, false, a, &ev)
@@ -275,7 +226,7 @@ func TestValidateAllocatesNothingOnSamples(t *testing.T) {
 
 // legacyReasons maps the reasons that were refined since the old validator
 // back to its wording: an integer beyond int64 was "must be an integer".
-func legacyReasons(vs []Violation) []Violation {
+func legacyReasons(vs []integrity.Violation) []integrity.Violation {
 	for i := range vs {
 		if vs[i].Reason == reasonOutOfRange {
 			vs[i].Reason = reasonNotInteger
