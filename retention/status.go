@@ -6,10 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/registry"
+	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/journalfile"
-	"github.com/valyala/fastjson"
 )
 
 // JobState is what a Status knows of one job.
@@ -49,18 +52,33 @@ func (f FinalizeStatus) Terminal(ctx context.Context, jobDir string) (bool, erro
 
 // JournalStatus reads a job's status from its journals: the job is
 // terminal when its latest session file (by name, which sorts by start
-// time) ends with a complete SESSION_END line whose reason is completed,
-// failed or cancelled; approval_pause, a crash (no SESSION_END, or a
-// partial last line) or no session file at all is not terminal.
-// FinishedAt is that SESSION_END's timestamp.
-type JournalStatus struct{}
+// time) ends with a complete line that its format's judge says ends the
+// session for good (Cortex Plane: a valid SESSION_END whose reason is
+// completed, failed or cancelled); a pause (approval_pause), a crash (no
+// such line, or a partial last line) or no session file at all is not
+// terminal. FinishedAt is that line's time.
+type JournalStatus struct {
+	// Formats finds the file's format (the plugin's Format and
+	// Format_Roots); nil uses the default registry.
+	Formats *registry.Registry
+}
 
-// lastLineMax bounds how far back the last line is looked for; a
-// SESSION_END line is a few hundred bytes.
+// lastLineMax bounds how far back the last line is looked for; an ending
+// line is a few hundred bytes.
 const lastLineMax = 64 << 10
 
+// defaultFormats is the registry of a JournalStatus without one, built
+// once.
+var defaultFormats = sync.OnceValue(func() *registry.Registry {
+	r, err := registry.New(registry.DefaultConfig())
+	if err != nil {
+		panic("retention: the default format registry: " + err.Error()) // the defaults are valid: a bug
+	}
+	return r
+})
+
 // Job implements Status.
-func (JournalStatus) Job(_ context.Context, jobDir string) (JobState, error) {
+func (s JournalStatus) Job(_ context.Context, jobDir string) (JobState, error) {
 	latest, err := latestSession(jobDir)
 	if err != nil {
 		return JobState{}, &StatusError{Source: "journal", Job: jobDir, Err: err}
@@ -72,20 +90,31 @@ func (JournalStatus) Job(_ context.Context, jobDir string) (JobState, error) {
 	if err != nil {
 		return JobState{}, &StatusError{Source: "journal", Job: jobDir, Err: err}
 	}
-	v, err := fastjson.ParseBytes(line)
-	if err != nil || string(v.GetStringBytes("type")) != "SESSION_END" {
+	reg := s.Formats
+	if reg == nil {
+		reg = defaultFormats()
+	}
+	ev := judgeLast(reg, latest, line)
+	if line == nil || !ev.Ends || ev.Outcome == integrity.Corrupt {
 		return JobState{Status: "running, its latest session has not ended"}, nil
 	}
-	reason := string(v.GetStringBytes("reason"))
-	st := JobState{Status: reason}
-	switch reason {
-	case "completed", "failed", "cancelled":
+	st := JobState{Status: string(ev.EndReason)}
+	if ev.Terminal {
 		st.Terminal = true
-		if t, err := time.Parse(time.RFC3339Nano, string(v.GetStringBytes("timestamp"))); err == nil {
-			st.FinishedAt = t
+		if ev.HasTime {
+			st.FinishedAt = ev.Time
 		}
 	}
 	return st, nil
+}
+
+// judgeLast judges a file's last line by the file's format, alone: what it
+// says of the session's end does not depend on the lines before it.
+func judgeLast(reg *registry.Registry, path string, line []byte) *format.Event {
+	d := reg.Detect(path, nil)
+	ev := &format.Event{}
+	d.Format.NewJudge().Judge(line, d.Format.NewState(d.Path), integrity.NewArena(len(line)+64), ev)
+	return ev
 }
 
 // latestSession returns the regular session_*.jsonl file of dir whose name

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/output"
@@ -207,7 +208,11 @@ func sweepOrRun(ctx context.Context, fleet *retention.Fleet, once bool, w io.Wri
 func buildStatus(o *retentionOpts) (retention.Status, func(), error) {
 	switch o.status {
 	case "journal":
-		return retention.JournalStatus{}, func() {}, nil
+		reg, err := registry.New(o.cfg.Formats) // the plugin's Format and Format_Roots
+		if err != nil {
+			return nil, nil, err
+		}
+		return retention.JournalStatus{Formats: reg}, func() {}, nil
 	case "postgres":
 		if o.pg.DSN == "" {
 			o.pg.DSN = os.Getenv("JOURNALSHIP_PG_DSN")

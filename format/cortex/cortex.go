@@ -155,7 +155,7 @@ func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, out *for
 	}
 	if ev.Kind == KindSessionEnd && ev.Outcome != integrity.Corrupt && s != nil {
 		s.ended = true
-		s.terminal = string(ev.EndReason) != "approval_pause"
+		s.terminal = terminalReason(ev.EndReason)
 	}
 	convert(ev, out)
 }
@@ -190,7 +190,7 @@ func convert(ev *Event, out *format.Event) {
 		out.Usage = format.Usage{Input: ev.PromptTokens, Output: ev.CompletionTokens, Has: true}
 	}
 	if ev.Kind == KindSessionEnd && ev.Outcome != integrity.Corrupt {
-		out.Ends, out.Terminal = true, string(ev.EndReason) != "approval_pause"
+		out.Ends, out.Terminal = true, terminalReason(ev.EndReason)
 		out.EndReason = ev.EndReason
 	}
 	if ev.Kind == KindCheckpointWritten {
@@ -201,4 +201,15 @@ func convert(ev *Event, out *format.Event) {
 		out.Flags |= format.SideEffect
 	}
 	out.SchemaVersion, out.HasSchemaVersion = ev.SchemaVersion, ev.HasSchemaVersion
+}
+
+// terminalReason tells whether a SESSION_END reason ends the job's session
+// for good: completed, failed or cancelled. approval_pause resumes later;
+// a reason outside the enum (schema-invalid) is not known to be final.
+func terminalReason(r []byte) bool {
+	switch string(r) {
+	case "completed", "failed", "cancelled":
+		return true
+	}
+	return false
 }
