@@ -247,34 +247,39 @@ func keeps(f field) bool {
 	return false
 }
 
-func (j *lineJudge) keepString(f field, s []byte) {
-	ev := j.ev
+func (j *lineJudge) keepString(f field, s []byte) { keepString(j.ev, j.a, f, s) }
+
+func (j *lineJudge) keepInt(f field, n int64) { keepInt(j.ev, f, n) }
+
+// keepString stores a kept string field's value in ev (copied into a);
+// the test oracle (legacy_test.go) keeps its values through it too.
+func keepString(ev *Event, a *integrity.Arena, f field, s []byte) {
 	switch f {
 	case fJobID:
-		ev.JobID = j.a.Copy(s)
+		ev.JobID = a.Copy(s)
 	case fSessionID:
-		ev.SessionID = j.a.Copy(s)
+		ev.SessionID = a.Copy(s)
 	case fAgentID:
-		ev.AgentID = j.a.Copy(s)
+		ev.AgentID = a.Copy(s)
 	case fPodName:
-		ev.PodName = j.a.Copy(s)
+		ev.PodName = a.Copy(s)
 	case fModel:
-		ev.Model = j.a.Copy(s)
+		ev.Model = a.Copy(s)
 	case fFinishReason:
-		ev.FinishReason = j.a.Copy(s)
+		ev.FinishReason = a.Copy(s)
 	case fCheckpointID:
-		ev.CheckpointID = j.a.Copy(s)
+		ev.CheckpointID = a.Copy(s)
 	case fInvocationID:
-		ev.InvocationID = j.a.Copy(s)
+		ev.InvocationID = a.Copy(s)
 	case fToolName:
-		ev.ToolName = j.a.Copy(s)
+		ev.ToolName = a.Copy(s)
 	case fReason:
-		ev.EndReason = j.a.Copy(s)
+		ev.EndReason = a.Copy(s)
 	}
 }
 
-func (j *lineJudge) keepInt(f field, n int64) {
-	ev := j.ev
+// keepInt stores a kept integer field's value in ev.
+func keepInt(ev *Event, f field, n int64) {
 	switch f {
 	case fSeq:
 		ev.Seq, ev.HasSeq = n, true

@@ -286,50 +286,14 @@ func legacyParseTime(s []byte) (time.Time, bool) {
 }
 
 func (j *legacyJudge) keepString(f field, s []byte) {
-	ev := j.ev
-	switch f {
-	case fTimestamp:
-		ev.Timestamp, ev.HasTimestamp = legacyParseTime(s)
-	case fJobID:
-		ev.JobID = j.a.Copy(s)
-	case fSessionID:
-		ev.SessionID = j.a.Copy(s)
-	case fAgentID:
-		ev.AgentID = j.a.Copy(s)
-	case fPodName:
-		ev.PodName = j.a.Copy(s)
-	case fModel:
-		ev.Model = j.a.Copy(s)
-	case fFinishReason:
-		ev.FinishReason = j.a.Copy(s)
-	case fCheckpointID:
-		ev.CheckpointID = j.a.Copy(s)
-	case fInvocationID:
-		ev.InvocationID = j.a.Copy(s)
-	case fToolName:
-		ev.ToolName = j.a.Copy(s)
-	case fReason:
-		ev.EndReason = j.a.Copy(s)
+	if f == fTimestamp {
+		j.ev.Timestamp, j.ev.HasTimestamp = legacyParseTime(s)
+		return
 	}
+	keepString(j.ev, j.a, f, s)
 }
 
-func (j *legacyJudge) keepInt(f field, n int64) {
-	ev := j.ev
-	switch f {
-	case fSeq:
-		ev.Seq, ev.HasSeq = n, true
-	case fBufferSchemaVersion:
-		ev.SchemaVersion, ev.HasSchemaVersion = n, true
-	case fStepIndex:
-		ev.StepIndex, ev.HasStepIndex = n, true
-	case fPromptTokens:
-		ev.PromptTokens = n
-		ev.HasTokens = true
-	case fCompletionTokens:
-		ev.CompletionTokens = n
-		ev.HasTokens = true
-	}
-}
+func (j *legacyJudge) keepInt(f field, n int64) { keepInt(j.ev, f, n) }
 
 // BenchmarkValidateLegacy is BenchmarkValidate for the fastjson-based
 // validator, to compare both on the same machine at the same moment.
