@@ -1,13 +1,23 @@
 // Package retention deletes journal files once every byte of them is in
 // Loki and their job is over (docs/formats/cortex-plane.md, section 5).
 //
-// A sweep walks <Root>/<job_id>/*.jsonl. A file becomes a candidate by one
-// of two rules:
+// A sweep walks the root's entries. A job directory, <Root>/<job_id>/*.jsonl
+// (Cortex Plane), is judged as a job; a "run tree", a runtime's directory
+// of one file per run (Codelia's sessions/YYYY/MM/DD/<run_id>.jsonl,
+// OrbitMesh's sessions/<id>.messages.jsonl, recognised by its first
+// journal's format, or by holding subdirectories only), is swept file by
+// file, its top directory never removed (runs.go). A file becomes a
+// candidate by one of three rules:
 //
 //   - job_terminal: the job is terminal (COMPLETED, FAILED or CANCELLED) and
 //     its finished_at + PostTerminal (24h) has passed;
+//   - run_over: the run in the file is over for good (its format's State)
+//     and its last write is PostTerminal old;
 //   - max_age: the file's mtime is older than MaxAge (7 days), the seed's
 //     safety net for orphaned files.
+//
+// A [Fleet] sweeps several roots (one per format on a node) into one
+// report, with one ledger, finalizer and set of metrics.
 //
 // A candidate is first handed to the finalizer (which ships what is left of
 // it, marks a torn last line and marks it finished in the ledger), and is

@@ -24,14 +24,21 @@ const maxRunDepth = 6
 // runTree tells whether the root's directory name holds a file-per-run
 // layout: the first journal found in it (breadth by name, at most
 // maxRunDepth deep) is claimed by a format whose group is the file itself.
+// A directory with subdirectories and no journal yet (a runtime's tree
+// whose runs were all deleted, or not written yet) is one too: a job
+// directory holds its session files only, so it is never taken for an
+// empty job directory and removed.
 func (s *sweep) runTree(name string) bool {
-	found := ""
+	found, subdirs := "", false
 	_ = fs.WalkDir(s.rt.FS(), name, func(rel string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return fs.SkipDir
-		case d.IsDir() && strings.Count(rel, "/") > maxRunDepth:
-			return fs.SkipDir
+		case d.IsDir() && rel != name:
+			subdirs = true
+			if strings.Count(rel, "/") > maxRunDepth {
+				return fs.SkipDir
+			}
 		case d.Type().IsRegular() && strings.HasSuffix(rel, ".jsonl"):
 			found = rel
 			return fs.SkipAll
@@ -39,7 +46,7 @@ func (s *sweep) runTree(name string) bool {
 		return nil
 	})
 	if found == "" {
-		return false
+		return subdirs
 	}
 	// Only a format's own claim counts: a stray file no format claims (the
 	// fallback makes every such file its own group) says nothing of the

@@ -85,3 +85,26 @@ func TestStrayFileKeepsAJobDirectory(t *testing.T) {
 	assert.False(t, exists(p), "the ended job's session is deleted by the job rule")
 	assert.Equal(t, RuleJobTerminal, decision(t, r, p).Rule)
 }
+
+// TestEmptiedRunTreeStays: a runtime's tree whose runs were all deleted
+// (only its dated or state directories left) is not an empty job
+// directory: past the max age it stays, and what is below it is only
+// removed when empty, never the top.
+func TestEmptiedRunTreeStays(t *testing.T) {
+	e := newEnv(t)
+	old := e.now.Add(-30 * 24 * time.Hour)
+	state := filepath.Join(e.root, "sessions", "state")
+	dated := filepath.Join(e.root, "sessions", "2026", "02", "03")
+	for _, d := range []string{state, dated} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(state, "s1.json"), []byte("{}"), 0o644))
+	for _, d := range []string{dated, filepath.Dir(dated), filepath.Dir(filepath.Dir(dated)), state, filepath.Join(e.root, "sessions")} {
+		require.NoError(t, os.Chtimes(d, old, old))
+	}
+	r := e.sweep(nil)
+	assert.True(t, exists(filepath.Join(e.root, "sessions")), "the runtime's sessions directory stays")
+	assert.True(t, exists(filepath.Join(state, "s1.json")), "snapshots are the runtime's")
+	assert.False(t, exists(filepath.Join(e.root, "sessions", "2026")), "emptied dated directories go")
+	assert.Zero(t, r.Errors)
+}

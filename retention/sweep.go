@@ -468,7 +468,9 @@ func (s *sweep) removeDir(j job, deleted, journals int) {
 		return // a file appeared (a new session): the directory stays
 	}
 	if err := s.rt.Remove(j.name); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) && !isNotEmpty(err) {
+		// EBUSY: a mount point (a runtime's sessions volume that is still
+		// empty, in a DaemonSet or compose) is not a job directory to remove.
+		if !errors.Is(err, fs.ErrNotExist) && !isNotEmpty(err) && !errors.Is(err, syscall.EBUSY) {
 			s.fail("rmdir", "cannot remove empty job directory %s: %v", jobDir, err)
 		}
 		return
