@@ -1,6 +1,7 @@
 package format
 
 import (
+	"math"
 	"time"
 
 	"github.com/journalship/journalship/integrity"
@@ -45,6 +46,16 @@ type Usage struct {
 	Input, Output         int64
 	CacheRead, CacheWrite int64 // prompt tokens read from / written to a cache, part of Input
 	Has                   bool
+}
+
+// AddTokens adds token counts (never negative) without overflowing: a
+// sum past the int64 range saturates, so a hostile line's huge counts can
+// never wrap to a negative count that a metric would refuse.
+func AddTokens(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Flags are the format-neutral annotations of one line besides its

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/loki"
 )
@@ -70,7 +71,8 @@ func (p *Pipeline) account(w *work) {
 		if it.usage.Has && it.model != "" {
 			v := t.tokens[it.model]
 			u := it.usage
-			t.tokens[it.model] = [4]int64{v[0] + u.Input, v[1] + u.Output, v[2] + u.CacheRead, v[3] + u.CacheWrite}
+			t.tokens[it.model] = [4]int64{format.AddTokens(v[0], u.Input), format.AddTokens(v[1], u.Output),
+				format.AddTokens(v[2], u.CacheRead), format.AddTokens(v[3], u.CacheWrite)}
 		}
 		if it.costModel != "" {
 			t.costs[it.costModel] += it.cost
@@ -105,8 +107,10 @@ func (p *Pipeline) publish(w *work) {
 	}
 	tenant := p.tenantLabel()
 	for model, v := range t.tokens {
-		m.Tokens.WithLabelValues(model, "prompt", tenant).Add(float64(v[0]))
-		m.Tokens.WithLabelValues(model, "completion", tenant).Add(float64(v[1]))
+		// Counts are never negative (formats read counts >= 0 and sums
+		// saturate): a counter's Add panics on a negative value.
+		m.Tokens.WithLabelValues(model, "prompt", tenant).Add(float64(max(v[0], 0)))
+		m.Tokens.WithLabelValues(model, "completion", tenant).Add(float64(max(v[1], 0)))
 		// Cache series only for models that report caches: prompt
 		// includes them (format.Usage).
 		if v[2] > 0 {

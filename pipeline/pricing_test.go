@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,4 +153,15 @@ func shipCodeliaResponse(t *testing.T, provider, model, usage string) (*env, cap
 	}
 	require.NotEmpty(t, resp.md, "the response was shipped")
 	return e, resp
+}
+
+// TestHugeTokenCountsSaturate: a hostile line's counts near the int64
+// limit, with its cache added back and summed with another line's, never
+// wrap to a negative count (a Prometheus counter would panic on it and
+// take Fluent Bit down with the plugin).
+func TestHugeTokenCountsSaturate(t *testing.T) {
+	e, resp := shipCodeliaResponse(t, "anthropic", "claude-sonnet-4-5",
+		`"input_tokens":9223372036854775000,"input_cached_tokens":8000,"input_cache_creation_tokens":1000,"output_tokens":9223372036854775000,"total_tokens":1`)
+	assert.Equal(t, strconv.FormatInt(math.MaxInt64, 10), resp.md["tokens_in"])
+	assert.Positive(t, testutil.ToFloat64(e.metrics.Tokens.WithLabelValues("claude-sonnet-4-5", "prompt", "default")))
 }

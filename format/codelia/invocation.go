@@ -1,6 +1,7 @@
 package codelia
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/journalship/journalship/format"
@@ -29,11 +30,11 @@ func (j *judge) request(s *State, a *integrity.Arena, ev *format.Event) {
 	if s == nil {
 		return
 	}
-	exclusive := s.headerExclusive
+	style := s.headerStyle
 	if prov, ok := nonEmptyStr(c, rModelProvider); ok {
-		exclusive = exclusiveInput(prov)
+		style = styleOf(prov)
 	}
-	v := s.request(ev.Seq, ev.Model, exclusive)
+	v := s.request(ev.Seq, ev.Model, style)
 	if v.kind == orderGap {
 		j.num = strconv.AppendInt(j.num[:0], v.last+1, 10)
 		if ev.Seq-1 > v.last+1 {
@@ -82,19 +83,15 @@ func (j *judge) response(s *State, a *integrity.Arena, ev *format.Event) {
 		ev.Pair, ev.HasPair = ev.Seq, true
 	}
 	if s == nil {
+		wholePrompt(&ev.Usage, styleUnknown, ev.Model) // judged alone: the model names the provider
 		return
 	}
-	req, found := pending{exclusive: s.headerExclusive}, true
+	req, found := pending{style: s.headerStyle}, true
 	if ev.HasSeq {
 		req, found = s.response(ev.Seq)
 		if !found {
 			ev.Note(NoteResponseWithoutRequest, nil)
 		}
-	}
-	if u := &ev.Usage; u.Has && req.exclusive {
-		// tokens_in is the whole prompt (format.Usage): add back the
-		// cache reads and writes this provider leaves out.
-		u.Input += u.CacheRead + u.CacheWrite
 	}
 	model := req.model
 	if len(ev.Model) == 0 {
@@ -102,6 +99,21 @@ func (j *judge) response(s *State, a *integrity.Arena, ev *format.Event) {
 			model = s.headerModel
 		}
 		ev.Model = a.Copy(model)
+	}
+	wholePrompt(&ev.Usage, req.style, ev.Model)
+}
+
+// wholePrompt makes u.Input the whole prompt (format.Usage) when the
+// provider counts input_tokens without the cache: it adds the cache reads
+// and writes back. A provider nobody named (no model.provider in the
+// header or request, or a response judged without its file's state) is
+// known by its model: Anthropic's are "claude-…".
+func wholePrompt(u *format.Usage, style inputStyle, model []byte) {
+	if style == styleUnknown && bytes.HasPrefix(model, []byte("claude")) {
+		style = styleExclusive
+	}
+	if u.Has && style == styleExclusive {
+		u.Input = format.AddTokens(u.Input, format.AddTokens(u.CacheRead, u.CacheWrite))
 	}
 }
 
@@ -113,12 +125,21 @@ func count(c *integrity.Capture, id int) (int64, bool) {
 	return 0, false
 }
 
-// exclusiveInput tells whether a provider's usage, as Codelia's adapter
-// copies it, counts input_tokens without the cached and cache-creation
-// tokens: Anthropic's does (its input_tokens are the uncached tokens, the
-// cache reads and writes come on top); OpenAI's and Google's count every
-// prompt token in input_tokens (docs/formats/codelia.md, Model and
-// tokens).
-func exclusiveInput(provider []byte) bool {
-	return string(provider) == "anthropic"
+// inputStyle is how a provider's usage, as Codelia's adapter copies it,
+// counts input_tokens.
+type inputStyle uint8
+
+const (
+	styleUnknown   inputStyle = iota // no provider named
+	styleInclusive                   // every prompt token, cached ones too (OpenAI, Google)
+	styleExclusive                   // the uncached tokens only; cache reads and writes come on top (Anthropic)
+)
+
+// styleOf returns a named provider's style (docs/formats/codelia.md, Model
+// and tokens).
+func styleOf(provider []byte) inputStyle {
+	if string(provider) == "anthropic" {
+		return styleExclusive
+	}
+	return styleInclusive
 }

@@ -124,7 +124,7 @@ func (j *judge) header(s *State, a *integrity.Arena, ev *format.Event) {
 	}
 	s.headerModel = append(s.headerModel[:0], ev.Model...)
 	if prov, ok := nonEmptyStr(c, hModelProvider); ok {
-		s.headerExclusive = exclusiveInput(prov)
+		s.headerStyle = styleOf(prov)
 	}
 	if len(ev.RunID) > 0 {
 		s.runID = append(s.runID[:0], ev.RunID...)

@@ -26,9 +26,9 @@ type State struct {
 	runID       []byte
 	sessionID   []byte
 	headerModel []byte
-	// headerExclusive: the header's model.provider reports input_tokens
-	// without the cache (see exclusiveInput).
-	headerExclusive bool
+	// headerStyle is how the header's model.provider counts input_tokens
+	// (see styleOf); styleUnknown without one.
+	headerStyle inputStyle
 
 	lastReq   int64
 	hasReq    bool
@@ -45,9 +45,9 @@ type State struct {
 // pending is an unanswered llm.request. Its model buffer is reused by later
 // requests.
 type pending struct {
-	seq       int64
-	model     []byte
-	exclusive bool // its provider's input_tokens leave the cache out
+	seq   int64
+	model []byte
+	style inputStyle // how its provider counts input_tokens
 }
 
 func newState(cfg *Config, p format.Path) *State {
@@ -130,8 +130,8 @@ func (s *State) event(seq int64) verdict {
 }
 
 // request advances the invocation sequence and opens seq with its model
-// and whether its provider's input_tokens leave the cache out.
-func (s *State) request(seq int64, model []byte, exclusive bool) verdict {
+// and how its provider counts input_tokens.
+func (s *State) request(seq int64, model []byte, style inputStyle) verdict {
 	v := judgeOrder(seq, s.lastReq, s.hasReq, true)
 	s.lastReq, s.hasReq = seq, true
 	i := s.find(seq)
@@ -150,7 +150,7 @@ func (s *State) request(seq int64, model []byte, exclusive bool) verdict {
 		return v
 	}
 	s.open[i].model = append(s.open[i].model[:0], model...)
-	s.open[i].exclusive = exclusive
+	s.open[i].style = style
 	return v
 }
 
@@ -165,11 +165,11 @@ func (s *State) find(seq int64) int {
 
 // response closes seq; found is false when no request of that seq is
 // open. req is the request's (its model valid until the next request);
-// without one, the header's provider decides exclusive.
+// without one, the header's provider decides the style.
 func (s *State) response(seq int64) (req pending, found bool) {
 	i := s.find(seq)
 	if i < 0 {
-		req.exclusive = s.headerExclusive
+		req.style = s.headerStyle
 		if s.untracked > 0 {
 			s.untracked-- // perhaps one not tracked: not annotated
 			return req, true
