@@ -101,7 +101,9 @@ func (s *Slot) Str(line []byte) []byte { return line[s.Start+1 : s.End-1] }
 
 // Int returns a number value as an integer: a JSON number with no
 // fractional part (3.0 and 3e0 count, as in JSON Schema) within int64. ok
-// is false for anything else.
+// is false for anything else. Numbers in exponent form are read with
+// float64 arithmetic, as the runtimes' JSON readers do: 1e-400 reads as 0
+// and 9.2e18 as the nearest float64, 9199999999999998976.
 func (s *Slot) Int(line []byte) (n int64, ok bool) {
 	if s.Kind != JSONNumber {
 		return 0, false
@@ -197,8 +199,13 @@ func MustKeys(keys ...Key) *Keys {
 	return k
 }
 
-// Name returns the name of the key id.
-func (k *Keys) Name(id uint8) string { return k.names[id] }
+// Name returns the name of the key id ("" for NoKey or an unknown id).
+func (k *Keys) Name(id uint8) string {
+	if int(id) >= len(k.names) {
+		return "" // NoKey, or an id of no key
+	}
+	return k.names[id]
+}
 
 // Lookup returns the id of a key (decoded, without quotes), or NoKey.
 func (k *Keys) Lookup(key []byte) uint8 {

@@ -118,6 +118,8 @@ func TestKeys(t *testing.T) {
 	for _, k := range []string{"", "t", "typ", "types", "Type", "type ", "job_i", "job_idd", strings.Repeat("x", 100)} {
 		assert.Equal(t, NoKey, memberKeys.Lookup([]byte(k)), k)
 	}
+	assert.Empty(t, memberKeys.Name(NoKey), "no name, no panic")
+	assert.Empty(t, memberKeys.Name(4))
 	escaped := map[string]uint8{
 		`ty\u0070e`: kType, `job\u005fid`: kJobID, `\u006e`: kN, `\/`: NoKey,
 		`typ\u00e9`: NoKey, `ty\npe`: NoKey, `\ud800type`: NoKey, strings.Repeat(`\u0061`, 40): NoKey,
