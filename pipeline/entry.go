@@ -127,11 +127,13 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	if !ev.HasTime {
 		// The previous line's time keeps the line in place on the
 		// session's timeline; a file's first line takes the start its
-		// name states (Cortex Plane's session_<ts>); Fluent Bit's read
-		// time is the last resort.
+		// name states to the second (Cortex Plane's session_<ts>; a date
+		// alone, Codelia's, says too little); Fluent Bit's read time is
+		// the last resort.
 		it.ts, it.annots = w.lastTS, it.annots|aTimestampFallback
-		if it.ts.IsZero() && r.HasOffset && r.Offset == 0 && !f.path.Started.IsZero() && f.path.Started.Before(r.Time) {
-			it.ts = f.path.Started
+		if st := f.path.Started; it.ts.IsZero() && r.HasOffset && r.Offset == 0 && !st.IsZero() &&
+			!st.Equal(st.Truncate(24*time.Hour)) && st.Before(r.Time) {
+			it.ts = st
 		}
 		if it.ts.IsZero() {
 			it.ts = r.Time

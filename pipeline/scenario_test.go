@@ -150,3 +150,16 @@ func TestTornFirstLineTakesTheNamesStart(t *testing.T) {
 	assert.Equal(t, time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), es[0].ts.UTC())
 	assert.Contains(t, es[0].md["annotations"], "timestamp_fallback")
 }
+
+// TestTornFirstLineOfADatedFile: a path that states a date alone
+// (Codelia's sessions/YYYY/MM/DD/) does not place a torn first line at
+// midnight: it takes the time it was read.
+func TestTornFirstLineOfADatedFile(t *testing.T) {
+	e := newEnv(t, nil)
+	path := "/data/codelia/sessions/2026/11/21/8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a.jsonl"
+	_, err := e.pipe.Ship(context.Background(), tailRecords(path, []byte(`{"type":"head`+"\n"), testNow), "t")
+	require.NoError(t, err)
+	es := e.cap.entries()
+	require.Len(t, es, 1)
+	assert.Equal(t, testNow, es[0].ts.UTC())
+}
