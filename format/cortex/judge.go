@@ -6,13 +6,20 @@ import "github.com/journalship/journalship/integrity"
 // member by member as integrity's scan hands them out (see
 // Validator.judgeLine).
 type lineJudge struct {
+	verdict
+	v       *Validator
+	line    []byte
+	badType bool // the type is not a string: the line is corrupt
+}
+
+// verdict is what applying the schema to one line builds, whichever
+// reader hands the fields over (the scan here, fastjson in the test
+// oracle of legacy_test.go): the event, the violations, the fields seen.
+type verdict struct {
 	ev         *Event
 	a          *integrity.Arena
-	v          *Validator
-	line       []byte
 	spec       *kindSpec // nil until the type is known
 	bestEffort bool
-	badType    bool // the type is not a string: the line is corrupt
 	seen       mask
 }
 
@@ -118,14 +125,16 @@ func (j *lineJudge) visit(f field, val *integrity.Slot) {
 }
 
 // report records a violation, unless best-effort mode ignores the field.
-func (j *lineJudge) report(f field, reason string) {
+func (j *verdict) report(f field, reason string) {
 	if j.bestEffort && !bestEffortRequired.has(f) && f != fSeq {
 		return
 	}
 	j.ev.violate(fields[f].name, reason)
 }
 
-func (j *lineJudge) finish() {
+// finish flags best effort, reports the missing required fields and sets
+// the outcome.
+func (j *verdict) finish() {
 	if j.bestEffort {
 		j.ev.Flags |= BestEffort
 	}
@@ -247,13 +256,10 @@ func keeps(f field) bool {
 	return false
 }
 
-func (j *lineJudge) keepString(f field, s []byte) { keepString(j.ev, j.a, f, s) }
-
-func (j *lineJudge) keepInt(f field, n int64) { keepInt(j.ev, f, n) }
-
-// keepString stores a kept string field's value in ev (copied into a);
-// the test oracle (legacy_test.go) keeps its values through it too.
-func keepString(ev *Event, a *integrity.Arena, f field, s []byte) {
+// keepString stores a kept string field's value in the event (copied
+// into the arena).
+func (j *verdict) keepString(f field, s []byte) {
+	ev, a := j.ev, j.a
 	switch f {
 	case fJobID:
 		ev.JobID = a.Copy(s)
@@ -278,8 +284,9 @@ func keepString(ev *Event, a *integrity.Arena, f field, s []byte) {
 	}
 }
 
-// keepInt stores a kept integer field's value in ev.
-func keepInt(ev *Event, f field, n int64) {
+// keepInt stores a kept integer field's value in the event.
+func (j *verdict) keepInt(f field, n int64) {
+	ev := j.ev
 	switch f {
 	case fSeq:
 		ev.Seq, ev.HasSeq = n, true

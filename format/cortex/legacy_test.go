@@ -43,7 +43,7 @@ func (v *legacyValidator) Validate(line []byte, bestEffort bool, a *integrity.Ar
 	if !v.readType(obj, a, ev) {
 		return
 	}
-	j := legacyJudge{ev: ev, a: a, spec: &kinds[ev.Kind], bestEffort: bestEffort}
+	j := legacyJudge{verdict{ev: ev, a: a, spec: &kinds[ev.Kind], bestEffort: bestEffort}}
 	obj.Visit(j.visit)
 	j.finish()
 }
@@ -96,13 +96,7 @@ func (v *legacyValidator) readType(obj *fastjson.Object, a *integrity.Arena, ev 
 }
 
 // legacyJudge walks one object's fields.
-type legacyJudge struct {
-	ev         *Event
-	a          *integrity.Arena
-	spec       *kindSpec
-	bestEffort bool
-	seen       mask
-}
+type legacyJudge struct{ verdict }
 
 func (j *legacyJudge) visit(key []byte, val *fastjson.Value) {
 	f := field(bufferKeys.Lookup(key))
@@ -122,34 +116,6 @@ func (j *legacyJudge) visit(key []byte, val *fastjson.Value) {
 		return
 	}
 	j.check(f, val)
-}
-
-// report records a violation, unless best-effort mode ignores the field.
-func (j *legacyJudge) report(f field, reason string) {
-	if j.bestEffort && !bestEffortRequired.has(f) && f != fSeq {
-		return
-	}
-	j.ev.violate(fields[f].name, reason)
-}
-
-func (j *legacyJudge) finish() {
-	if j.bestEffort {
-		j.ev.Flags |= BestEffort
-	}
-	required := j.spec.required
-	if j.bestEffort {
-		required = bestEffortRequired
-	}
-	if missing := required &^ j.seen; missing != 0 {
-		for f := field(0); f < fieldCount; f++ {
-			if missing.has(f) {
-				j.ev.violate(fields[f].name, reasonRequired)
-			}
-		}
-	}
-	if len(j.ev.Violations) > 0 {
-		j.ev.Outcome = integrity.SchemaInvalid
-	}
 }
 
 func (j *legacyJudge) check(f field, val *fastjson.Value) {
@@ -290,10 +256,8 @@ func (j *legacyJudge) keepString(f field, s []byte) {
 		j.ev.Timestamp, j.ev.HasTimestamp = legacyParseTime(s)
 		return
 	}
-	keepString(j.ev, j.a, f, s)
+	j.verdict.keepString(f, s)
 }
-
-func (j *legacyJudge) keepInt(f field, n int64) { keepInt(j.ev, f, n) }
 
 // BenchmarkValidateLegacy is BenchmarkValidate for the fastjson-based
 // validator, to compare both on the same machine at the same moment.

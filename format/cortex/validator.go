@@ -82,7 +82,7 @@ func (v *Validator) Validate(line []byte, bestEffort bool, a *integrity.Arena, e
 func (v *Validator) judgeLine(line []byte, bestEffort bool, a *integrity.Arena, ev *Event) string {
 	r := &v.mem
 	v.set.reset()
-	j := lineJudge{ev: ev, a: a, v: v, line: line, bestEffort: bestEffort}
+	j := lineJudge{verdict: verdict{ev: ev, a: a, bestEffort: bestEffort}, v: v, line: line}
 	if r.Start(line) {
 		var m integrity.Member
 		for r.Next(&m, bufferKeys) {
