@@ -1,0 +1,163 @@
+package main
+
+// The writing side of `journalship simulate`: a writer appends one
+// session's (or run's) lines at a time with their times restamped to now,
+// and replaces its snapshots whole when it is done.
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/journalship/journalship/internal/sample"
+)
+
+// writeSide writes a writer's side files (snapshots), their times moved
+// by shift as its last line's were, each replaced whole: written beside
+// and renamed over the old one, so that a reader never sees half of one.
+func writeSide(root string, side []sample.SideFile, shift time.Duration) error {
+	for _, f := range side {
+		name := filepath.Join(root, filepath.FromSlash(f.Rel))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
+		if err := replaceFile(name, []byte(shiftTimes(string(f.Data), shift))); err != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
+	}
+	return nil
+}
+
+// replaceFile writes data to a temporary file beside name (not named
+// *.jsonl: nothing tails it) and renames it to name.
+func replaceFile(name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), name)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
+}
+
+// fileNameLayout is the session file name's time (YYYYMMDDTHHMMSSZ).
+const fileNameLayout = "20060102T150405Z"
+
+// timestampLayout is the journals' RFC 3339 UTC time with milliseconds.
+const timestampLayout = "2006-01-02T15:04:05.000Z"
+
+// restamp returns line with its timestamp replaced by t (same length).
+func restamp(line string, t time.Time) string {
+	const key = `"timestamp":"`
+	i := strings.Index(line, key)
+	if i < 0 || len(line) < i+len(key)+len(timestampLayout) {
+		return line
+	}
+	i += len(key)
+	return line[:i] + t.UTC().Format(timestampLayout) + line[i+len(timestampLayout):]
+}
+
+// liveWriter is an agent writing files one after the other: a Cortex
+// Plane job's sessions, a Codelia session's runs, an OrbitMesh session.
+type liveWriter struct {
+	format *liveFormat
+	files  []sample.File     // files not yet started
+	side   []sample.SideFile // written once the last file is complete
+	cur    *liveSession      // the file being written, nil between files
+}
+
+// groupWriters splits a corpus into its writers, in the order their first
+// file comes in; a side file goes to the writer whose session it names
+// (<session_id>.json, <session_id>.tokens.json).
+func groupWriters(f *liveFormat, c *sample.Corpus) []*liveWriter {
+	var out []*liveWriter
+	byKey := map[string]*liveWriter{}
+	for _, file := range c.Files {
+		key := f.writer(file)
+		if w := byKey[key]; w != nil && key != "" {
+			w.files = append(w.files, file)
+			continue
+		}
+		w := &liveWriter{format: f, files: []sample.File{file}}
+		byKey[key] = w
+		out = append(out, w)
+	}
+	for _, side := range c.Side {
+		for _, w := range out {
+			if id := w.files[0].SessionID; id != "" && strings.HasPrefix(path.Base(side.Rel), id+".") {
+				w.side = append(w.side, side)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (w *liveWriter) done() bool { return w.cur == nil && len(w.files) == 0 }
+
+func (w *liveWriter) pop() sample.File {
+	f := w.files[0]
+	w.files = w.files[1:]
+	return f
+}
+
+// close closes the open file, if any.
+func (w *liveWriter) close() {
+	if w.cur != nil {
+		w.cur.fh.Close()
+		w.cur = nil
+	}
+}
+
+// liveSession is one journal being appended.
+type liveSession struct {
+	fh      *os.File
+	rel     string // its path under the format's root
+	format  *liveFormat
+	src     sample.File
+	next    int           // index in src.Lines of the next line
+	crashAt int           // index of the line the writer dies in, -1: never
+	cut     float64       // where in that line, as a fraction
+	last    time.Time     // time of the previous line (never decreases)
+	shift   time.Duration // how far the last line's times moved from the generator's
+	crashed bool
+}
+
+// append writes the next line, stamped now (or the previous line's time if
+// later), whole with its newline in one write, or, at the crash point,
+// part of it and nothing after. It reports whether the session is over.
+func (l *liveSession) append(now time.Time) (bool, error) {
+	if now.After(l.last) {
+		l.last = now
+	}
+	line, shift := l.format.stamp(l.src.Lines[l.next].Text, l.last)
+	if l.next == l.crashAt {
+		keep := 12 + int(l.cut*float64(len(line)-12)) // a torn write: at least the first key, never the whole line
+		_, err := l.fh.WriteString(line[:min(keep, len(line)-1)])
+		l.crashed = true
+		if err != nil {
+			return true, fmt.Errorf("simulate: %w", err)
+		}
+		return true, nil
+	}
+	if _, err := l.fh.WriteString(line + "\n"); err != nil {
+		return true, fmt.Errorf("simulate: %w", err)
+	}
+	l.next++
+	l.shift = shift
+	return l.next == len(l.src.Lines), nil
+}
