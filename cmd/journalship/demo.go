@@ -25,7 +25,7 @@ import (
 func runDemo(args []string, stdout io.Writer) error {
 	c := newCommand("demo", "journalship demo [--keep] [--dir DIR] [--loki-url URL] [--jobs N] [--seed N]", demoAbout)
 	c.out = stdout
-	dir := c.fs.String("dir", "", "work directory: the sample journals (DIR/sessions, DIR/codelia, DIR/orbitmesh), the ledger, the dead letters, Loki's data (default: a new temp dir)")
+	dir := c.fs.String("dir", "", "work directory, new or empty: the sample journals (DIR/sessions, DIR/codelia, DIR/orbitmesh), the ledger, the dead letters, Loki's data (default: a new temp dir)")
 	seed := c.fs.Int64("seed", 1, "sample seed")
 	jobs := c.fs.Int("jobs", 6, "Cortex Plane jobs, Codelia runs and OrbitMesh sessions in the sample (each at least what its fault scenarios need)")
 	keep := c.fs.Bool("keep", false, "leave Loki running until Ctrl-C, to explore what landed (in Grafana, LogCLI or curl)")
@@ -38,6 +38,13 @@ func runDemo(args []string, stdout io.Writer) error {
 	}
 	if *jobs < 1 || *jobs > sample.MaxJobs {
 		return c.usage("--jobs %d is outside [1, %d]", *jobs, sample.MaxJobs)
+	}
+	if *dir != "" {
+		// A previous demo's journals, ledger and Loki data would be
+		// counted again beside the new sample's.
+		if entries, err := os.ReadDir(*dir); err == nil && len(entries) > 0 {
+			return c.usage("--dir %s is not empty (a previous demo's?): give a new or empty directory", *dir)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -128,4 +129,12 @@ func TestDemoFlags(t *testing.T) {
 	var help bytes.Buffer
 	assert.Zero(t, exitStatus(runDemo([]string{"--help"}, &help), io.Discard))
 	assert.Contains(t, help.String(), "DIR/codelia")
+
+	// A second demo into the same --dir would count the first's data again.
+	used := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(used, "ledger.db"), nil, 0o644))
+	var ue *usageError
+	err := runDemo([]string{"--dir", used}, io.Discard)
+	require.ErrorAs(t, err, &ue)
+	assert.Contains(t, err.Error(), "not empty")
 }
