@@ -1,6 +1,7 @@
 package grafana
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -279,7 +280,7 @@ func (w *world) milestones(sc scenario) func([]lokiquery.Entry) error {
 			line += " " + f.str("old_status") + " → " + n
 		}
 		line += prefixed(" · ", f.line.State)
-		if r := firstSet(f.endReason, f.str("reason")); r != "" {
+		if r := cmp.Or(f.endReason, f.str("reason")); r != "" {
 			line += " (" + r + ")"
 		}
 		level := "info"

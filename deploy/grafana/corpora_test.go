@@ -1,6 +1,7 @@
 package grafana
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -71,12 +72,12 @@ func corpusSpan(c *sample.Corpus, start time.Time) time.Duration {
 // fileUnit is what the dashboards call a file's job: its job_id (Cortex
 // Plane), else its session_id (a Codelia session's runs, an OrbitMesh
 // session), else its run_id (a Codelia run without a session).
-func fileUnit(f *sample.File) string { return firstSet(f.JobID, f.SessionID, f.RunID) }
+func fileUnit(f *sample.File) string { return cmp.Or(f.JobID, f.SessionID, f.RunID) }
 
 // lineUnit is a line's job: as its file's, with the run_id the line
 // states when it names another run than its file's.
 func lineUnit(f *sample.File, l sample.Line) string {
-	return firstSet(f.JobID, f.SessionID, l.RunID, f.RunID)
+	return cmp.Or(f.JobID, f.SessionID, l.RunID, f.RunID)
 }
 
 // synthSession is the session_id of the finalizer's entries of f (its
@@ -94,7 +95,7 @@ func synthRun(f *sample.File) string {
 }
 
 // synthUnit is the job of the finalizer's entries of f.
-func synthUnit(f *sample.File) string { return firstSet(f.JobID, synthSession(f), synthRun(f)) }
+func synthUnit(f *sample.File) string { return cmp.Or(f.JobID, synthSession(f), synthRun(f)) }
 
 // runIDOf is the run_id a line ships: none in Cortex Plane, the run a
 // Codelia record states (its file's unless another), the run_id field of
@@ -102,7 +103,7 @@ func synthUnit(f *sample.File) string { return firstSet(f.JobID, synthSession(f)
 func runIDOf(f *fact) string {
 	switch f.format {
 	case codeliaDir:
-		return firstSet(f.line.RunID, f.file.RunID)
+		return cmp.Or(f.line.RunID, f.file.RunID)
 	case orbitmeshDir:
 		return f.str("run_id")
 	}
@@ -127,16 +128,6 @@ func (w *world) assign() {
 			w.tenants[f.Rel], w.nodes[f.Rel] = tenantDefault, "node-b"
 		}
 	}
-}
-
-// firstSet returns the first non-empty string.
-func firstSet(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // units are the jobs of a format's files (Cortex Plane jobs, Codelia

@@ -7,6 +7,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"sort"
@@ -76,7 +77,7 @@ func line(t testing.TB, f sample.File, l sample.Line, e lokiquery.Entry, node st
 	assert.Equal(t, f.SessionID, e.Metadata["session_id"], where)
 	assert.Equal(t, f.Pod, e.Metadata["pod"], where)
 	assert.Equal(t, f.AgentID, e.Metadata["agent_id"], where)
-	if run := firstSet(l.RunID, f.RunID); run != "" {
+	if run := cmp.Or(l.RunID, f.RunID); run != "" {
 		assert.Equal(t, run, e.Metadata["run_id"], where)
 	}
 	assert.Equal(t, node, e.Stream["node"], where)
@@ -219,14 +220,4 @@ func cost(t testing.TB, l sample.Line, md map[string]string, where string) {
 		assert.InDelta(t, want, got, 1e-10, "%s: cost_usd", where)
 	}
 	assert.Equal(t, p.entry, md["cost_model"], where)
-}
-
-// firstSet returns the first non-empty string.
-func firstSet(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }

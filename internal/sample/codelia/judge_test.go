@@ -2,6 +2,7 @@ package codelia
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -80,8 +81,8 @@ func judgeFile(t *testing.T, reg *registry.Registry, f sample.File) {
 			assert.Equal(t, format.Usage{Input: l.PromptTokens, Output: l.CompletionTokens,
 				CacheRead: l.CacheReadTokens, CacheWrite: l.CacheWriteTokens, Has: true}, ev.Usage, where)
 		}
-		assert.Equal(t, f.SessionID, firstNonEmpty(string(ev.SessionID), fileSession), "%s: session_id", where)
-		runID := firstNonEmpty(string(ev.RunID), d.Path.RunID)
+		assert.Equal(t, f.SessionID, cmp.Or(string(ev.SessionID), fileSession), "%s: session_id", where)
+		runID := cmp.Or(string(ev.RunID), d.Path.RunID)
 		if slices.ContainsFunc(l.Expect, hasKind(AnnRunIDMismatch)) {
 			assert.NotEqual(t, f.RunID, runID, where)
 		} else {

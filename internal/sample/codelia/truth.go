@@ -1,6 +1,7 @@
 package codelia
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -154,7 +155,7 @@ func (t *fileTruth) record(rc *rec, l *sample.Line) []string {
 	case typeAgentEvent:
 		notes = append(notes, order(rc.seq, &t.lastEvent, &t.hasEvent, false, AnnEventSeqRepeat, AnnEventSeqRegression)...)
 	case typeLLMRequest:
-		l.Model = firstNonEmpty(rc.model, t.headerModel)
+		l.Model = cmp.Or(rc.model, t.headerModel)
 		notes = append(notes, order(rc.seq, &t.lastReq, &t.hasReq, true, AnnRequestSeqRepeat, AnnRequestSeqRegression)...)
 		t.open[rc.seq] = l.Model
 	case typeLLMResponse:
@@ -163,7 +164,7 @@ func (t *fileTruth) record(rc *rec, l *sample.Line) []string {
 		if !ok {
 			notes = append(notes, AnnResponseWithoutRequest)
 		}
-		l.Model = firstNonEmpty(rc.model, reqModel, t.headerModel)
+		l.Model = cmp.Or(rc.model, reqModel, t.headerModel)
 	case typeRunStatus, typeRunEnd:
 		t.derived = rc.status
 		if !known(knownStatuses, rc.status) {
@@ -190,7 +191,7 @@ func enumNote(rc *rec) []string {
 // checkRunID annotates a run_id other than the file's: the first
 // header's, else the file name's.
 func (t *fileTruth) checkRunID(id string) []string {
-	ref := firstNonEmpty(t.runID, t.pathRunID)
+	ref := cmp.Or(t.runID, t.pathRunID)
 	if id == "" || id == ref {
 		return nil
 	}
@@ -218,12 +219,3 @@ func order(seq int64, last *int64, has *bool, gaps bool, repeat, regression stri
 
 // detail is an expected annotation with the value shipped under its key.
 func detail(kind, value string) string { return kind + ":" + value }
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
