@@ -68,10 +68,10 @@ func checkRoots(roots []string) error {
 	return nil
 }
 
-// within tells whether path is inside dir (both clean).
+// within tells whether path is strictly inside dir.
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // Sweep sweeps every root once into one report, recorded in the metrics

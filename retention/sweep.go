@@ -53,10 +53,7 @@ func sortEntries(es []os.DirEntry) {
 func (s *sweep) abs(rel string) string { return filepath.Join(s.cfg.Root, rel) }
 
 // inside tells whether path is strictly inside the root.
-func (s *sweep) inside(path string) bool {
-	rel, err := filepath.Rel(s.cfg.Root, path)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+func (s *sweep) inside(path string) bool { return within(path, s.cfg.Root) }
 
 func (s *sweep) keep(d Decision) { s.r.add(d) }
 
