@@ -45,7 +45,11 @@ func (r Role) String() string {
 type Usage struct {
 	Input, Output         int64
 	CacheRead, CacheWrite int64 // prompt tokens read from / written to a cache, part of Input
-	Has                   bool
+	// CacheWrite1h is the part of CacheWrite written to a one-hour cache
+	// (Anthropic's extended TTL, priced apart); 0 when the runtime does
+	// not tell the lifetimes apart.
+	CacheWrite1h int64
+	Has          bool
 }
 
 // AddTokens adds token counts (never negative) without overflowing: a

@@ -9,6 +9,7 @@ import (
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/pricing"
 )
 
 // process judges every record and fills the batch and the dead letters.
@@ -341,5 +342,7 @@ func (p *Pipeline) price(it *item) {
 	// Input counts every prompt token, cache reads and writes included
 	// (format.Usage); each is charged once, at its own price.
 	uncached := max(0, u.Input-u.CacheRead-u.CacheWrite)
-	it.cost, it.costModel = pr.CostUsage(uncached, u.Output, u.CacheRead, u.CacheWrite), pr.Model
+	it.cost = pr.CostTokens(pricing.Tokens{Uncached: uncached, Output: u.Output,
+		CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, CacheWrite1h: u.CacheWrite1h})
+	it.costModel = pr.Model
 }

@@ -88,8 +88,10 @@ func TestParseRefusesBadCachePrices(t *testing.T) {
 			[]string{`model "m"`, "cache_write_usd_per_million", "-Inf"}},
 		{"not a number", ", cache_read_usd_per_million: cheap",
 			[]string{"cheap"}},
-		{"unknown key", ", cache_write_1h_usd_per_million: 6",
-			[]string{"cache_write_1h_usd_per_million", "not found"}},
+		{"negative 1h write", ", cache_write_1h_usd_per_million: -6",
+			[]string{`model "m"`, "cache_write_1h_usd_per_million", "not a non-negative number"}},
+		{"unknown key", ", cache_write_2h_usd_per_million: 6",
+			[]string{"cache_write_2h_usd_per_million", "not found"}},
 		{"misspelt key", ", cached_input_usd_per_million: 0.5",
 			[]string{"cached_input_usd_per_million", "not found"}},
 	}
@@ -195,46 +197,61 @@ func builtInEntries(t *testing.T) map[string]Price {
 
 func TestDefaultTableCachePrices(t *testing.T) {
 	type cache struct {
-		read, write       float64
-		hasRead, hasWrite bool
+		read, write, write1h          float64
+		hasRead, hasWrite, hasWrite1h bool
 	}
 	want := map[string]cache{
-		// Anthropic: reads 0.1× input, 5-minute writes 1.25× input.
-		"claude-opus-4-5":   {0.5, 6.25, true, true},
-		"claude-opus-4-1":   {1.5, 18.75, true, true},
-		"claude-sonnet-4-5": {0.3, 3.75, true, true},
-		"claude-sonnet-4":   {0.3, 3.75, true, true},
-		"claude-haiku-4-5":  {0.1, 1.25, true, true},
+		// Anthropic: reads 0.1× input, 5-minute writes 1.25×, 1-hour 2×.
+		"claude-opus-4-6":   {0.5, 6.25, 10, true, true, true},
+		"claude-sonnet-4-6": {0.3, 3.75, 6, true, true, true},
+		"claude-opus-4-5":   {0.5, 6.25, 10, true, true, true},
+		"claude-opus-4-1":   {1.5, 18.75, 30, true, true, true},
+		"claude-sonnet-4-5": {0.3, 3.75, 6, true, true, true},
+		"claude-sonnet-4":   {0.3, 3.75, 6, true, true, true},
+		"claude-haiku-4-5":  {0.1, 1.25, 2, true, true, true},
 		// OpenAI: cached input; no write surcharge (falls back to input).
-		"gpt-5":        {0.125, 0, true, false},
-		"gpt-5-mini":   {0.025, 0, true, false},
-		"gpt-4.1":      {0.5, 0, true, false},
-		"gpt-4.1-mini": {0.1, 0, true, false},
+		"gpt-5":        {0.125, 0, 0, true, false, false},
+		"gpt-5-mini":   {0.025, 0, 0, true, false, false},
+		"gpt-4.1":      {0.5, 0, 0, true, false, false},
+		"gpt-4.1-mini": {0.1, 0, 0, true, false, false},
 		// Gemini: context-caching read price; no write price.
-		"gemini-2.5-pro":   {0.125, 0, true, false},
-		"gemini-2.5-flash": {0.03, 0, true, false},
+		"gemini-2.5-pro":   {0.125, 0, 0, true, false, false},
+		"gemini-2.5-flash": {0.03, 0, 0, true, false, false},
 	}
 	entries := builtInEntries(t)
 	require.Equal(t, sortedKeys(want), sortedKeys(entries), "every built-in entry is pinned here")
 	for name, p := range entries {
 		w := want[name]
-		assert.Equal(t, w, cache{p.CacheReadPerMillion, p.CacheWritePerMillion, p.HasCacheRead, p.HasCacheWrite}, name)
+		assert.Equal(t, w, cache{p.CacheReadPerMillion, p.CacheWritePerMillion, p.CacheWrite1hPerMillion,
+			p.HasCacheRead, p.HasCacheWrite, p.HasCacheWrite1h}, name)
 	}
 	// Anthropic's ratios hold exactly.
-	for _, name := range []string{"claude-opus-4-5", "claude-opus-4-1", "claude-sonnet-4-5", "claude-sonnet-4", "claude-haiku-4-5"} {
+	for _, name := range []string{"claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-5", "claude-opus-4-1", "claude-sonnet-4-5", "claude-sonnet-4", "claude-haiku-4-5"} {
 		p := entries[name]
 		assert.InDelta(t, 0.1*p.InputPerMillion, p.CacheReadPerMillion, 1e-12, name)
 		assert.InDelta(t, 1.25*p.InputPerMillion, p.CacheWritePerMillion, 1e-12, name)
+		assert.InDelta(t, 2*p.InputPerMillion, p.CacheWrite1hPerMillion, 1e-12, name)
 	}
 	// A dated model id gets its entry's cache prices: 10k cache-read and 2k
 	// cache-write tokens of claude-sonnet-4-5-20250929, plus 100 in / 50 out.
 	p, ok := Default().Lookup("", "claude-sonnet-4-5-20250929")
 	require.True(t, ok)
 	assert.InDelta(t, (100*3+50*15+10_000*0.3+2000*3.75)/1e6, p.CostUsage(100, 50, 10_000, 2000), 1e-15)
+	// 1-hour writes are part of the cache writes and charged at their own
+	// price: 2000 writes of which 500 to the 1-hour cache.
+	assert.InDelta(t, (100*3+50*15+10_000*0.3+1500*3.75+500*6)/1e6,
+		p.CostTokens(Tokens{Uncached: 100, Output: 50, CacheRead: 10_000, CacheWrite: 2000, CacheWrite1h: 500}), 1e-15)
+	// A 1-hour count outside [0, CacheWrite] is clamped, never charged twice
+	// nor negative.
+	assert.InDelta(t, 2000*6/1e6, p.CostTokens(Tokens{CacheWrite: 2000, CacheWrite1h: 9000}), 1e-15)
+	assert.InDelta(t, 2000*3.75/1e6, p.CostTokens(Tokens{CacheWrite: 2000, CacheWrite1h: -5}), 1e-15)
 	// gpt-4.1 cache writes are charged at its input price.
 	p, ok = Default().Lookup("", "gpt-4.1-2025-04-14")
 	require.True(t, ok)
 	assert.InDelta(t, (1000*0.5+1000*2)/1e6, p.CostUsage(0, 0, 1000, 1000), 1e-15)
+	// An entry without a 1-hour price charges those writes like the
+	// others (here: no write price, so the input price).
+	assert.InDelta(t, (1000*2)/1e6, p.CostTokens(Tokens{CacheWrite: 1000, CacheWrite1h: 1000}), 1e-15)
 }
 
 func TestDefaultTableCachePricesAreSane(t *testing.T) {

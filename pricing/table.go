@@ -26,8 +26,22 @@ type Price struct {
 	OutputPerMillion     float64 // USD per million completion tokens
 	CacheReadPerMillion  float64 // USD per million prompt tokens read from the cache, when HasCacheRead
 	CacheWritePerMillion float64 // USD per million prompt tokens written to the cache, when HasCacheWrite
-	HasCacheRead         bool    // cache_read_usd_per_million was given
-	HasCacheWrite        bool    // cache_write_usd_per_million was given
+	// CacheWrite1hPerMillion is the USD per million prompt tokens written
+	// to a one-hour cache (Anthropic's extended TTL), when HasCacheWrite1h.
+	CacheWrite1hPerMillion float64
+	HasCacheRead           bool // cache_read_usd_per_million was given
+	HasCacheWrite          bool // cache_write_usd_per_million was given
+	HasCacheWrite1h        bool // cache_write_1h_usd_per_million was given
+}
+
+// Tokens is one response's token usage as priced: disjoint counts, except
+// that CacheWrite1h is the part of CacheWrite written to a one-hour cache.
+type Tokens struct {
+	Uncached     int64 // prompt tokens neither read from nor written to a cache
+	Output       int64
+	CacheRead    int64
+	CacheWrite   int64 // every cache write, one-hour ones included
+	CacheWrite1h int64 // the one-hour part of CacheWrite
 }
 
 // Cost returns the dollars of prompt and completion tokens at p, with no
@@ -51,10 +65,30 @@ func (p Price) Cost(prompt, completion int64) float64 {
 // otherwise: a cache price the table does not state is never taken as free
 // or guessed lower than the input price.
 func (p Price) CostUsage(in, out, cacheRead, cacheWrite int64) float64 {
-	return (float64(in)*p.InputPerMillion +
-		float64(out)*p.OutputPerMillion +
-		float64(cacheRead)*p.cacheReadRate() +
-		float64(cacheWrite)*p.cacheWriteRate()) / 1e6
+	return p.CostTokens(Tokens{Uncached: in, Output: out, CacheRead: cacheRead, CacheWrite: cacheWrite})
+}
+
+// CostTokens returns the dollars of t at p, as CostUsage does; the
+// one-hour part of the cache writes is charged at CacheWrite1hPerMillion
+// when the entry gives it, else like the other cache writes. A
+// CacheWrite1h outside [0, CacheWrite] is clamped into it.
+func (p Price) CostTokens(t Tokens) float64 {
+	long := min(max(t.CacheWrite1h, 0), max(t.CacheWrite, 0))
+	return (float64(t.Uncached)*p.InputPerMillion +
+		float64(t.Output)*p.OutputPerMillion +
+		float64(t.CacheRead)*p.cacheReadRate() +
+		float64(t.CacheWrite-long)*p.cacheWriteRate() +
+		float64(long)*p.cacheWrite1hRate()) / 1e6
+}
+
+// cacheWrite1hRate is the USD per million one-hour cache-write tokens: the
+// entry's one-hour price, else its cache write price (else its input
+// price).
+func (p Price) cacheWrite1hRate() float64 {
+	if p.HasCacheWrite1h {
+		return p.CacheWrite1hPerMillion
+	}
+	return p.cacheWriteRate()
 }
 
 // cacheReadRate is the USD per million cache-read tokens: the entry's cache
@@ -196,6 +230,9 @@ type entry struct {
 	Output     *float64 `yaml:"output_usd_per_million"`
 	CacheRead  *float64 `yaml:"cache_read_usd_per_million"`  // optional
 	CacheWrite *float64 `yaml:"cache_write_usd_per_million"` // optional
+	// CacheWrite1h is optional; without it one-hour writes cost what
+	// cache_write_usd_per_million says.
+	CacheWrite1h *float64 `yaml:"cache_write_1h_usd_per_million"`
 }
 
 // Parse reads a price table strictly: unknown keys, missing input or output
@@ -265,6 +302,7 @@ func (e entry) price(name string) (Price, error) {
 		{"output_usd_per_million", e.Output},
 		{"cache_read_usd_per_million", e.CacheRead},
 		{"cache_write_usd_per_million", e.CacheWrite},
+		{"cache_write_1h_usd_per_million", e.CacheWrite1h},
 	} {
 		if f.v == nil {
 			continue // an optional cache price not given
@@ -279,6 +317,9 @@ func (e entry) price(name string) (Price, error) {
 	}
 	if e.CacheWrite != nil {
 		p.CacheWritePerMillion, p.HasCacheWrite = *e.CacheWrite, true
+	}
+	if e.CacheWrite1h != nil {
+		p.CacheWrite1hPerMillion, p.HasCacheWrite1h = *e.CacheWrite1h, true
 	}
 	return p, nil
 }

@@ -12,9 +12,11 @@ func TestDefaultTablePricesTheSampleModels(t *testing.T) {
 	tab := Default()
 	for model, want := range map[string]Price{
 		"claude-sonnet-4-5-20250929": {Model: "claude-sonnet-4-5", InputPerMillion: 3, OutputPerMillion: 15,
-			CacheReadPerMillion: 0.3, HasCacheRead: true, CacheWritePerMillion: 3.75, HasCacheWrite: true},
+			CacheReadPerMillion: 0.3, HasCacheRead: true, CacheWritePerMillion: 3.75, HasCacheWrite: true,
+			CacheWrite1hPerMillion: 6, HasCacheWrite1h: true},
 		"claude-sonnet-4-20250514": {Model: "claude-sonnet-4", InputPerMillion: 3, OutputPerMillion: 15,
-			CacheReadPerMillion: 0.3, HasCacheRead: true, CacheWritePerMillion: 3.75, HasCacheWrite: true},
+			CacheReadPerMillion: 0.3, HasCacheRead: true, CacheWritePerMillion: 3.75, HasCacheWrite: true,
+			CacheWrite1hPerMillion: 6, HasCacheWrite1h: true},
 		"gpt-4.1-2025-04-14": {Model: "gpt-4.1", InputPerMillion: 2, OutputPerMillion: 8,
 			CacheReadPerMillion: 0.5, HasCacheRead: true},
 		"gpt-4.1-mini-2025-04-14": {Model: "gpt-4.1-mini", InputPerMillion: 0.4, OutputPerMillion: 1.6,

@@ -55,6 +55,9 @@ type Line struct {
 	// CacheReadTokens and CacheWriteTokens are the prompt tokens a
 	// response read from and wrote to the provider's cache (0 when none).
 	CacheReadTokens, CacheWriteTokens int64
+	// CacheWrite1hTokens is the part of CacheWriteTokens written to a
+	// one-hour cache (priced apart; 0 when the format does not say).
+	CacheWrite1hTokens int64
 	// Counted: Loki must count this line's tokens (tokens_in, tokens_out,
 	// tokens_cache_*) under Model: a valid response with usage.
 	Counted bool
