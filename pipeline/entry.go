@@ -29,6 +29,11 @@ const (
 	mdEventType         = "event_type_name" // an unknown type's own name
 	mdCostUSD           = "cost_usd"        // an LLM_RESPONSE's tokens at the price table's prices
 	mdCostModel         = "cost_model"      // the price table entry cost_usd is attributed to
+	// mdReportedCost is the cost a line states itself (a Claude Code
+	// result's total_cost_usd): shipped, never summed with cost_usd, which
+	// already counts the run's responses.
+	mdReportedCost = "reported_cost_usd"
+	mdCostComputed = "cost_disagrees" // what journalship computed for the run a reported cost disagrees with
 )
 
 // eventTypeValue is the bounded event_type label: the format's types,
@@ -299,6 +304,13 @@ func (p *Pipeline) addDetails(m *meta, f *fileState, i int, ev *format.Event, j 
 		var scratch [32]byte
 		m.addBytes(mdCostUSD, m.w.arena.Copy(formatUSD(scratch[:0], it.cost)))
 		m.add(mdCostModel, it.costModel)
+	}
+	if it.hasStated {
+		var scratch [32]byte
+		m.addBytes(mdReportedCost, m.w.arena.Copy(formatUSD(scratch[:0], it.stated)))
+		if it.annots&aCostDisagrees != 0 {
+			m.addBytes(mdCostComputed, m.w.arena.Copy(formatUSD(scratch[:0], it.runCost)))
+		}
 	}
 	if it.annots&aUnknownType != 0 {
 		m.addBytes(mdEventType, ev.TypeName)

@@ -42,6 +42,11 @@ type fileState struct {
 	ends [16]endState
 	endN int
 
+	// runCost is the cost of the responses since the last line that ended
+	// a run, kept in step with st (an all-lines state): what a line stating
+	// the run's cost is compared with.
+	runCost float64
+
 	lastTS   time.Time // the last event time seen, the fallback for lines without one
 	lastUsed uint64
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"unsafe"
 
@@ -124,19 +125,27 @@ func (p *Pipeline) followState(w *work, f *fileState, j format.Judge, path strin
 	if f.st != nil && f.stateEnd >= 0 && (f.stateEnd == r.Offset || f.stateEnd+1 == r.Offset) {
 		return // in step (allowing the \r Fluent Bit strips from a CRLF line)
 	}
-	f.st, f.stateEnd = p.newState(f, path), -1
+	f.st, f.stateEnd, f.runCost = p.newState(f, path), -1, 0
 	if r.Offset == 0 {
 		f.stateEnd = 0
 		return
 	}
 	var a integrity.Arena
 	var ev format.Event
+	var it item
 	err := p.reader.Replay(path, r.Offset, r.Line, func(line []byte) {
 		a.Reset(0)
 		j.Judge(line, f.st, &a, &ev)
 		if ev.Role == format.RoleSessionStart {
 			p.learnSession(f, &ev)
 		}
+		// The run's cost so far, as judgeLine would have summed it.
+		it = item{}
+		if ev.Role == format.RoleLLMResponse && len(ev.Model) > 0 && ev.Usage.Has && ev.Outcome == integrity.Valid {
+			it.model, it.usage = p.models.get(ev.Model), ev.Usage
+			p.price(&it)
+		}
+		p.accrue(f, &ev, &it)
 	})
 	if err != nil {
 		p.deps.Logger.Debugf("file=%s offset=%d: cannot rebuild the %s state: %v", path, r.Offset, f.format.Name(), err)
@@ -237,6 +246,7 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev 
 	}
 	it.missing = jd.Missing()
 	p.attributeModel(w, f, j, i)
+	p.accrue(f, ev, it)
 	switch n := lineLen(r); {
 	case r.Cut > 0:
 		// Only its first bytes were read: never shipped as if whole,
@@ -345,4 +355,35 @@ func (p *Pipeline) price(it *item) {
 	it.cost = pr.CostTokens(pricing.Tokens{Uncached: uncached, Output: u.Output,
 		CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, CacheWrite1h: u.CacheWrite1h})
 	it.costModel = pr.Model
+}
+
+// costTolerance is how far (relative, and at least costFloor dollars) a
+// run's stated cost may be from the cost journalship computed for its
+// responses before the line is annotated cost_disagrees.
+const (
+	costTolerance = 0.01
+	costFloor     = 0.0001
+)
+
+// accrue keeps the cost of a file's current run (the responses since the
+// last line that ended one) and compares a line stating the run's cost
+// with it. Only an all-lines state sees every line in order, so only such
+// formats are compared; a stated cost is shipped whatever the format.
+func (p *Pipeline) accrue(f *fileState, ev *format.Event, it *item) {
+	inStep := f.format.Scope() == format.ScopeAllLines && f.st != nil
+	if inStep {
+		f.runCost += it.cost
+	}
+	if ev.HasCost && ev.Outcome != integrity.Corrupt {
+		it.stated, it.hasStated = ev.CostUSD, true
+		if inStep && ev.Ends {
+			it.runCost = f.runCost
+			if d := math.Abs(ev.CostUSD - f.runCost); d > costFloor && d > costTolerance*math.Max(ev.CostUSD, f.runCost) {
+				it.annots |= aCostDisagrees
+			}
+		}
+	}
+	if ev.Ends {
+		f.runCost = 0
+	}
 }

@@ -31,12 +31,14 @@ const (
 	aJobIDMismatch
 	aModelUnknown
 	aPriceUnknown
+	aCostDisagrees
 	annotCount = iota
 )
 
 var annotNames = [annotCount]string{"corrupt", "schema_invalid", "unknown_type", "best_effort",
 	"duplicate_key", "seq_gap", "seq_repeat", "seq_regression", "path_mismatch",
-	"timestamp_fallback", "timestamp_rewritten", "job_id_mismatch", "model_unknown", "price_unknown"}
+	"timestamp_fallback", "timestamp_rewritten", "job_id_mismatch", "model_unknown", "price_unknown",
+	"cost_disagrees"}
 
 // item is the pipeline's verdict on one record.
 type item struct {
@@ -53,14 +55,19 @@ type item struct {
 	usage     format.Usage
 	cost      float64 // USD, when costModel is set
 	costModel string  // the price table entry the cost is attributed to
-	missing   int64   // seqs a gap leaves out
-	seq       int64
-	hasSeq    bool
-	after     integrity.Prev // continuity state after the line: the highest seq so far
-	sent      bool           // in the batch
-	dlReason  string
-	dlClass   dlClass
-	rewritten bool
+	// stated is the cost the line states itself (a run's own estimate),
+	// when hasStated; runCost is what journalship computed for the same
+	// run, the detail of cost_disagrees.
+	stated, runCost float64
+	hasStated       bool
+	missing         int64 // seqs a gap leaves out
+	seq             int64
+	hasSeq          bool
+	after           integrity.Prev // continuity state after the line: the highest seq so far
+	sent            bool           // in the batch
+	dlReason        string
+	dlClass         dlClass
+	rewritten       bool
 }
 
 // work is the per-Ship state, pooled so that steady state allocates

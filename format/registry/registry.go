@@ -206,7 +206,10 @@ func (r *Registry) Detect(path string, first []byte) Detection {
 				// happens to be in.
 				p, _ := f.Claim(path)
 				p.Format, p.Group = f.Name(), path
-				if p.Problem == "" {
+				// Under a root configured for the format, any name is the
+				// operator's choice (a captured stream of Claude Code's
+				// stream-json output has no place of its own).
+				if p.Problem == "" && !r.underOwnRoot(f.Name(), path) {
 					p.Problem = "path is not in the " + f.Name() + " layout"
 				}
 				return Detection{Format: f, Path: p, How: "content"}
@@ -219,6 +222,12 @@ func (r *Registry) Detect(path string, first []byte) Detection {
 		return Detection{Format: claimants[0], Path: paths[0], How: "path-unconfirmed"}
 	}
 	return Detection{Format: Unknown, Path: format.Path{Format: Unknown.Name(), Group: path}, How: "fallback"}
+}
+
+// underOwnRoot tells whether path is under a root configured for the
+// format name (not merely allowed because it has none).
+func (r *Registry) underOwnRoot(name, path string) bool {
+	return len(r.cfg.Roots[name]) > 0 && r.inRoots(name, path)
 }
 
 func (r *Registry) inRoots(name, path string) bool {

@@ -48,6 +48,7 @@ func TestForcedAndRoots(t *testing.T) {
 	require.NoError(t, err)
 	d := r.Detect(cortexPath, []byte(cortexFirst))
 	assert.Equal(t, "content", d.How, "outside its roots the path does not claim")
+	assert.NotEmpty(t, d.Path.Problem, "outside its own roots a file is not in its layout")
 	d = r.Detect("/srv/cortex/0b0e6a66-6a8e-4c48-9d6c-3d6a4f0e7a11/session_20260203T120000Z_pod-a.jsonl", nil)
 	assert.Equal(t, "path", d.How)
 }
@@ -72,7 +73,7 @@ func TestNamesAreBoundedLabelValues(t *testing.T) {
 	for _, f := range append(All(), Unknown) {
 		require.False(t, seen[f.Name()], "format %s registered twice", f.Name())
 		seen[f.Name()] = true
-		assert.Regexp(t, `^[a-z][a-z0-9_]{1,15}$`, f.Name())
+		assert.Regexp(t, `^[a-z][a-z0-9_-]{1,15}$`, f.Name())
 		for _, et := range f.EventTypes() {
 			assert.NotContains(t, []string{"", "other", "corrupt"}, et, "format %s", f.Name())
 		}
