@@ -55,6 +55,9 @@ func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (stri
 	if f.newerSessionBeside(path) {
 		return "a newer session file stands beside it", nil
 	}
+	if f.overQuietly(path) {
+		return "session idle and unchanged for " + f.cfg.StaleAfter.String(), nil
+	}
 	if f.status != nil {
 		terminal, err := f.status.Terminal(ctx, filepath.Dir(path))
 		if err != nil {
@@ -115,4 +118,16 @@ func (f *Finalizer) newerSessionBeside(path string) bool {
 		}
 	}
 	return false
+}
+
+// overQuietly tells whether the file is of a format that writes no end
+// record (format.QuietEnd) and its lines leave the session over (idle):
+// unchanged for StaleAfter, such a session has ended.
+func (f *Finalizer) overQuietly(path string) bool {
+	fm := f.ship.Format(path)
+	if _, ok := fm.(format.QuietEnd); !ok {
+		return false
+	}
+	rep, err := audit.FileAs(path, f.cfg.Audit, fm)
+	return err == nil && rep.SessionEnded
 }

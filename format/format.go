@@ -86,6 +86,26 @@ type SideFiles interface {
 	Load(journalPath string)
 }
 
+// SessionDir is implemented by a format whose session is a main journal
+// and a directory beside it (Claude Code: <session>.jsonl and <session>/,
+// which holds its subagents' journals). The member journals' Path.Group
+// is the main journal's path; retention deletes the directory's files with
+// the main journal, and only when every member journal is in Loki too.
+type SessionDir interface {
+	// SessionDir returns the directory that belongs to the main journal at
+	// path; ok is false when path is no main journal.
+	SessionDir(path string) (dir string, ok bool)
+}
+
+// QuietEnd is implemented by a format whose runtime writes no end record
+// (Claude Code): State.Over then says the session is idle, and the session
+// is over only once its files stayed unchanged for the finalizer's
+// StaleAfter; retention's post-terminal period starts after that.
+type QuietEnd interface {
+	// EndsQuietly marks the format; it does nothing.
+	EndsQuietly()
+}
+
 // SeqRule is how a format numbers its lines with Event.Seq.
 type SeqRule struct {
 	// Used: the format numbers lines; with false Event.Seq is never judged.

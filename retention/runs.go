@@ -52,7 +52,10 @@ func (s *sweep) runTree(name string) bool {
 	// fallback makes every such file its own group) says nothing of the
 	// layout.
 	d := s.formats.Detect(s.abs(found), nil)
-	return d.How == "path" && d.Path.Group == s.abs(found)
+	// A session's member journal (Claude Code's subagents, walked before
+	// the main journal beside their directory) names its main journal as
+	// its group.
+	return d.How == "path" && (d.Path.Group == s.abs(found) || strings.HasSuffix(d.Path.Group, ".jsonl"))
 }
 
 // runs sweeps a file-per-run tree: every journal is judged alone, its
@@ -109,11 +112,15 @@ func (s *sweep) run(ctx context.Context, rel string) {
 	if d.Job == "" {
 		d.Job = det.Path.SessionID
 	}
-	if det.Path.Group != path {
+	if _, ok := s.mainOf(det.Path, path); ok {
+		return // a session's member journal: decided with its main journal (sessions.go)
+	}
+	if det.Path.Group != path && !s.orphanMember(det.Path, path) {
 		d.Reason, d.Detail = KeepNotJournal, "a "+det.Format.Name()+" journal outside a file-per-run layout: left alone"
 		s.keep(d)
 		return
 	}
+	relDir, ms := s.members(det.Format, path)
 	var fin final
 	if !s.cfg.DryRun {
 		out, err := s.fin.File(ctx, path)
@@ -127,11 +134,15 @@ func (s *sweep) run(ctx context.Context, rel string) {
 		return // gone or replaced since the listing: nothing to decide
 	}
 	d.Bytes = info.Size()
-	rule, reason, detail := s.runRule(path, det.Format, info.ModTime())
+	rule, reason, detail := s.runRule(path, det.Format, newestOf(info.ModTime(), ms))
 	d.Rule, d.Detail = rule, detail
 	if rule == "" {
 		d.Reason = reason
 		s.keep(d)
+		s.keepMembers(d, ms)
+		return
+	}
+	if len(ms) > 0 && !s.membersReady(ctx, d, ms) {
 		return
 	}
 	var deleted bool
@@ -140,9 +151,14 @@ func (s *sweep) run(ctx context.Context, rel string) {
 	} else {
 		deleted = s.judge(ctx, d, rel, fin)
 	}
-	if deleted && !s.cfg.DryRun {
+	if !deleted {
+		s.keepMembers(Decision{Path: path, Job: d.Job, Reason: KeepUnshipped, Detail: "its session's main journal is kept"}, ms)
+		return
+	}
+	if !s.cfg.DryRun {
 		s.removeCompanions(det.Path)
 	}
+	s.removeMembers(ctx, d, relDir, ms)
 }
 
 // runRule returns the rule that makes a run's journal a candidate, or ""
@@ -156,7 +172,12 @@ func (s *sweep) runRule(path string, fm format.Format, mtime time.Time) (rule, r
 	}
 	rep, err := audit.FileAs(path, audit.DefaultConfig(), fm)
 	over := err == nil && rep.SessionEnded && rep.Terminal
-	if over && !s.now.Before(mtime.Add(s.cfg.PostTerminal)) {
+	ended := mtime
+	if _, quiet := fm.(format.QuietEnd); quiet {
+		// No end record: the session ended once its files stayed quiet.
+		ended = mtime.Add(s.cfg.QuietPeriod)
+	}
+	if over && !s.now.Before(ended.Add(s.cfg.PostTerminal)) {
 		return RuleRunOver, "", fmt.Sprintf("%s run over (%s), last written %s ago, past the post-terminal retention of %s",
 			fm.Name(), orState(rep), age.Round(time.Second), s.cfg.PostTerminal)
 	}
@@ -165,7 +186,7 @@ func (s *sweep) runRule(path string, fm format.Format, mtime time.Time) (rule, r
 	}
 	if over {
 		return "", KeepPostTerminal, fmt.Sprintf("%s run over (%s); deletable from %s", fm.Name(), orState(rep),
-			mtime.Add(s.cfg.PostTerminal).UTC().Format(time.RFC3339))
+			ended.Add(s.cfg.PostTerminal).UTC().Format(time.RFC3339))
 	}
 	return "", KeepRunActive, fmt.Sprintf("%s run not over for good; modified %s ago", fm.Name(), age.Round(time.Second))
 }

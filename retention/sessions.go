@@ -1,0 +1,195 @@
+package retention
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/journalfile"
+	"github.com/journalship/journalship/ledger"
+)
+
+// A session of a format.SessionDir format (Claude Code) is a main journal,
+// <project>/<session>.jsonl, and a directory beside it, <project>/<session>/,
+// holding its subagents' journals (members, whose Path.Group is the main
+// journal) and files that are no journals (sidecars, large tool outputs).
+// The session is judged by its main journal, at the time of its newest
+// file, and deleted as one: the main journal when every member is in Loki
+// too, then the members, then the rest of the directory.
+
+// member is a journal of a session besides its main one.
+type member struct {
+	rel  string
+	info os.FileInfo
+	fin  final
+	ls   ledger.FileState
+}
+
+// mainOf returns the main journal a session member belongs to, when path
+// is a member (its group is another journal) whose main journal exists in
+// the root: the member is then decided with it.
+func (s *sweep) mainOf(p format.Path, path string) (string, bool) {
+	if p.Group == path || !strings.HasSuffix(p.Group, ".jsonl") || !s.inside(p.Group) {
+		return "", false
+	}
+	rel, err := filepath.Rel(s.cfg.Root, p.Group)
+	if err != nil {
+		return "", false
+	}
+	info, err := s.rt.Lstat(rel)
+	return p.Group, err == nil && info.Mode().IsRegular()
+}
+
+// orphanMember tells whether path is a session member whose main journal
+// is gone (the runtime's own cleanup may delete it first): it is then
+// judged alone.
+func (s *sweep) orphanMember(p format.Path, path string) bool {
+	_, live := s.mainOf(p, path)
+	return p.Group != path && strings.HasSuffix(p.Group, ".jsonl") && s.inside(p.Group) && !live
+}
+
+// members lists the member journals of the main journal at path, and the
+// session directory's path relative to the root ("" for a format without
+// session directories).
+func (s *sweep) members(fm format.Format, path string) (relDir string, out []member) {
+	sd, ok := fm.(format.SessionDir)
+	if !ok {
+		return "", nil
+	}
+	dir, ok := sd.SessionDir(path)
+	if !ok || !s.inside(dir) {
+		return "", nil
+	}
+	relDir, err := filepath.Rel(s.cfg.Root, dir)
+	if err != nil {
+		return "", nil
+	}
+	_ = fs.WalkDir(s.rt.FS(), relDir, func(rel string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(rel, ".jsonl") {
+			return nil
+		}
+		if det := s.formats.Detect(s.abs(rel), nil); det.Path.Group == path {
+			if info, err := s.rt.Lstat(rel); err == nil {
+				out = append(out, member{rel: rel, info: info})
+			}
+		}
+		return nil
+	})
+	return relDir, out
+}
+
+// newestOf returns the latest modification time of the main journal and
+// its members.
+func newestOf(t time.Time, ms []member) time.Time {
+	for _, m := range ms {
+		if m.info.ModTime().After(t) {
+			t = m.info.ModTime()
+		}
+	}
+	return t
+}
+
+// keepMembers records that the members stay, for the reason their main
+// journal stays.
+func (s *sweep) keepMembers(d Decision, ms []member) {
+	for _, m := range ms {
+		md := d
+		md.Path, md.Bytes = s.abs(m.rel), m.info.Size()
+		md.Detail = "with its session " + d.Path + ": " + d.Detail
+		s.keep(md)
+	}
+}
+
+// membersReady finalizes the members (unless dry) and tells whether every
+// one is accounted for in the ledger; when one is not, the whole session
+// is kept and the report says which file holds it back.
+func (s *sweep) membersReady(ctx context.Context, d Decision, ms []member) bool {
+	for i := range ms {
+		m := &ms[i]
+		path := s.abs(m.rel)
+		if !s.cfg.DryRun {
+			out, err := s.fin.File(ctx, path)
+			if err != nil {
+				s.fail("finalize", "finalizing %s: %v", path, err)
+			}
+			m.fin = final{out: out, err: err}
+		}
+		ls, err := s.ledger.File(ctx, path)
+		if err != nil {
+			s.fail("ledger", "ledger for %s: %v; its session is kept", path, err)
+			d.Reason, d.Detail = KeepLedgerError, path+": "+err.Error()
+			s.keep(d)
+			s.keepMembers(d, ms)
+			return false
+		}
+		m.ls = ls
+		info, err := s.rt.Lstat(m.rel)
+		if err != nil || !info.Mode().IsRegular() {
+			continue // gone since the listing: nothing of it to keep
+		}
+		m.info = info
+		id, idErr := journalfile.IdentityOf(path)
+		if ls.Finished && ls.Size == info.Size() && idErr == nil && journalfile.Same(ls.Identity, id) {
+			continue
+		}
+		if d.Rule == RuleMaxAge && s.cfg.ForceMaxAge {
+			continue // forced: judged with the main journal's rule
+		}
+		why := ledgerSays(ls, info.Size())
+		if m.fin.out.Why != "" {
+			why += "; finalizer: " + m.fin.out.Why
+		}
+		d.Reason = KeepUnshipped
+		if m.fin.err != nil {
+			d.Reason = KeepFinalizeError
+		}
+		d.Detail += fmt.Sprintf("; its session's file %s is not fully in Loki (%s)", path, why)
+		s.keep(d)
+		s.keepMembers(d, ms)
+		return false
+	}
+	return true
+}
+
+// removeMembers deletes the members of a deleted main journal, each
+// checked unchanged since it was judged, then the session directory's
+// files that are no journals (its directories go when the tree's empty
+// directories are removed).
+func (s *sweep) removeMembers(ctx context.Context, d Decision, relDir string, ms []member) {
+	all := true
+	for _, m := range ms {
+		md := Decision{Path: s.abs(m.rel), Job: d.Job, Rule: d.Rule, Bytes: m.info.Size(),
+			Detail: "a file of the session " + d.Path + ", deleted with it"}
+		if s.cfg.DryRun {
+			md.Delete = true
+			s.r.add(md)
+			continue
+		}
+		if !s.remove(ctx, md, m.rel, m.info, m.ls.Identity) {
+			all = false
+		}
+	}
+	if all && relDir != "" && !s.cfg.DryRun {
+		s.removeSessionRest(relDir)
+	}
+}
+
+// removeSessionRest deletes the regular files left in a deleted session's
+// directory that are no journals (subagent sidecars, stored tool outputs).
+func (s *sweep) removeSessionRest(relDir string) {
+	_ = fs.WalkDir(s.rt.FS(), relDir, func(r string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() || strings.HasSuffix(r, ".jsonl") {
+			return nil
+		}
+		if err := s.rt.Remove(r); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.fail("delete", "cannot delete %s of a deleted session: %v", s.abs(r), err)
+		}
+		return nil
+	})
+}
