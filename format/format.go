@@ -126,7 +126,10 @@ type Path struct {
 	SessionID string
 	RunID     string
 	Pod       string
-	Started   time.Time // when the session began, when the name says
+	// AgentID is the agent whose journal the file is, when the path says
+	// (a Claude Code subagent transcript, agent-<id>.jsonl).
+	AgentID string
+	Started time.Time // when the session began, when the name says
 	// Group is the path retention deletes together with the file: the
 	// file itself, or a session directory.
 	Group string

@@ -217,7 +217,16 @@ func (p *Pipeline) addKeys(m *meta, f *fileState, i int, ev *format.Event) {
 		case KeyPod:
 			m.add(string(k), f.path.Pod)
 		case KeyAgentID:
-			m.add(string(k), f.agentID)
+			// The line's own (a Claude Code subagent's lines), else the
+			// session start's, else the file name's.
+			switch {
+			case len(ev.AgentID) > 0:
+				m.addBytes(string(k), ev.AgentID)
+			case f.agentID != "":
+				m.add(string(k), f.agentID)
+			default:
+				m.add(string(k), f.path.AgentID)
+			}
 		case KeyModel:
 			m.add(string(k), it.model)
 		case KeyStepIndex:

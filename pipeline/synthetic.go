@@ -131,7 +131,7 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Ent
 	add(KeyJobID, f.path.JobID)
 	add(KeySessionID, cmp.Or(f.sessionID, f.path.SessionID)) // learned from the lines, else the file name's (OrbitMesh)
 	add(KeyPod, f.path.Pod)
-	add(KeyAgentID, f.agentID)
+	add(KeyAgentID, cmp.Or(f.agentID, f.path.AgentID))
 	add(KeyRunID, f.path.RunID)
 	add(KeyFormat, f.format.Name())
 	add(KeyFile, e.Path)

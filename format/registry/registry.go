@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/claudecode"
 	"github.com/journalship/journalship/format/codelia"
 	"github.com/journalship/journalship/format/cortex"
 	"github.com/journalship/journalship/format/orbitmesh"
@@ -39,7 +40,14 @@ func build(cfg Config) ([]format.Format, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []format.Format{c, cl, om}, nil
+	// Claude Code last: its layout (<project>/<uuid>.jsonl) is the least
+	// specific, so a file another format's layout also claims is tried by
+	// that format first.
+	cc, err := claudecode.NewWith(cfg.ClaudeCode)
+	if err != nil {
+		return nil, err
+	}
+	return []format.Format{c, cl, om, cc}, nil
 }
 
 // Unknown is the fallback for files no format claims: each line is checked
@@ -58,20 +66,21 @@ type Config struct {
 	Roots map[string][]string
 
 	// The formats' own settings.
-	Cortex    cortex.Config
-	Codelia   codelia.Config
-	OrbitMesh orbitmesh.Config
+	Cortex     cortex.Config
+	Codelia    codelia.Config
+	OrbitMesh  orbitmesh.Config
+	ClaudeCode claudecode.Config
 }
 
 // DefaultConfig detects every format anywhere.
 func DefaultConfig() Config {
 	return Config{Format: Auto, Roots: map[string][]string{}, Cortex: cortex.DefaultConfig(),
-		Codelia: codelia.DefaultConfig(), OrbitMesh: orbitmesh.DefaultConfig()}
+		Codelia: codelia.DefaultConfig(), OrbitMesh: orbitmesh.DefaultConfig(), ClaudeCode: claudecode.DefaultConfig()}
 }
 
 // Validate reports an unknown format name or a relative root.
 func (c Config) Validate() error {
-	if err := errors.Join(c.Cortex.Validate(), c.Codelia.Validate(), c.OrbitMesh.Validate()); err != nil {
+	if err := errors.Join(c.Cortex.Validate(), c.Codelia.Validate(), c.OrbitMesh.Validate(), c.ClaudeCode.Validate()); err != nil {
 		return err
 	}
 	if c.Format != Auto && Lookup(c.Format) == nil {

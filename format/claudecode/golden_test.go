@@ -1,0 +1,182 @@
+package claudecode
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/integrity"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// golden is how a testdata file is judged: under path, and, for a
+// subagent file, with the testdata file main as its session's main
+// transcript on disk.
+type golden struct {
+	path string
+	main string
+}
+
+var goldenFiles = map[string]golden{
+	"spec-example.jsonl":    {path: mainPath},
+	"split-responses.jsonl": {path: root + "/-home-dev-app/7c2d9f40-1b3e-4d5a-8c6f-2e1d0c9b8a70.jsonl"},
+	"synthetic.jsonl":       {path: root + "/-home-dev-app/8d3e0a51-2c4f-4e6b-9d70-3f2e1d0cab81.jsonl"},
+	"fork.jsonl":            {path: root + "/-home-dev-app/9e4f1b62-3d50-4f7c-8e81-4a3f2e1dbc92.jsonl"},
+	"compaction.jsonl":      {path: root + "/-home-dev-app/a05f2c73-4e61-4a8d-9f92-5b4a3f2ecda3.jsonl"},
+	"interruptions.jsonl":   {path: root + "/-home-dev-app/b1603d84-5f72-4b9e-8a03-6c5b4a3fdeb4.jsonl"},
+	"tools.jsonl":           {path: root + "/-home-dev-app/c2714e95-6083-4caf-9b14-7d6c5b4aefc5.jsonl"},
+	"forward-compat.jsonl":  {path: root + "/-home-dev-app/d3825fa6-7194-4db0-8c25-8e7d6c5bf0d6.jsonl"},
+	"faults.jsonl":          {path: root + "/-home-dev-app/e4936ab7-82a5-4ec1-9d36-9f8e7d6c01e7.jsonl"},
+	"subagent-main.jsonl":   {path: root + "/-home-dev-app/f5a47bc8-93b6-4fd2-8e47-a09f8e7d12f8.jsonl"},
+	"subagent.jsonl": {path: root + "/-home-dev-app/f5a47bc8-93b6-4fd2-8e47-a09f8e7d12f8/subagents/agent-a7f3e21.jsonl",
+		main: "subagent-main.jsonl"},
+	"legacy-agent.jsonl": {path: root + "/-home-dev-app/agent-5d4c3b2a.jsonl"},
+	"stream-json.jsonl":  {path: "/srv/captures/nightly/run-1.jsonl"},
+}
+
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, files, len(goldenFiles))
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			require.NoError(t, err)
+			g, ok := goldenFiles[filepath.Base(file)]
+			require.True(t, ok, "add %s to goldenFiles", file)
+			got := renderFile(t, g, data)
+			out := strings.TrimSuffix(file, ".jsonl") + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(out, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(out)
+			require.NoError(t, err, "run go test ./format/claudecode -update")
+			assert.Equal(t, string(want), got)
+		})
+	}
+}
+
+// renderFile judges a file's lines (a last one without its newline is the
+// torn tail) and renders each neutral event, then the file's state.
+func renderFile(t *testing.T, g golden, data []byte) string {
+	f := New()
+	p, ok := f.Claim(g.path)
+	if !ok {
+		// A capture outside the layout, found by its content under the
+		// format's root: the registry gives it this path.
+		require.True(t, f.Sniff(firstLine(data)), "%s is neither claimed nor sniffed", g.path)
+		p = format.Path{Format: Name, Group: g.path}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "path %s session=%q agent=%q group=%s problem=%q\n", g.path, p.SessionID, p.AgentID, p.Group, p.Problem)
+	st := f.NewState(p)
+	if g.main != "" {
+		// The subagent file in a copy of the layout, its main transcript
+		// beside it.
+		dir := t.TempDir()
+		rel := strings.TrimPrefix(g.path, root)
+		local := filepath.Join(dir, filepath.FromSlash(rel))
+		main, ok := MainTranscript(local)
+		require.True(t, ok)
+		require.NoError(t, os.MkdirAll(filepath.Dir(local), 0o755))
+		content, err := os.ReadFile(filepath.Join("testdata", g.main))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(main, content, 0o644))
+		require.NoError(t, os.WriteFile(local, data, 0o644))
+		st.(format.SideFiles).Load(local)
+		fmt.Fprintf(&b, "main transcript %s loaded\n", g.main)
+	}
+	j := f.NewJudge()
+	a := integrity.NewArena(1 << 12)
+	var ev format.Event
+	lines := bytes.Split(data, []byte("\n"))
+	for i, l := range lines {
+		last := i == len(lines)-1
+		if last && len(l) == 0 {
+			break
+		}
+		a.Reset(1 << 12)
+		j.Judge(l, st, a, &ev)
+		tail := ""
+		if last {
+			tail = " (torn tail)"
+		}
+		fmt.Fprintf(&b, "%d%s: %s\n", i+1, tail, render(&ev))
+	}
+	over, terminal := st.Over()
+	fmt.Fprintf(&b, "over=%t terminal=%t derived=%q\n", over, terminal, st.Derived())
+	for _, o := range st.Open() {
+		fmt.Fprintf(&b, "open: %s\n", o)
+	}
+	return b.String()
+}
+
+// render is a readable form of the neutral event; unset fields are left
+// out.
+func render(ev *format.Event) string {
+	var b strings.Builder
+	b.WriteString(ev.Outcome.String())
+	if ev.Outcome == integrity.Corrupt {
+		fmt.Fprintf(&b, " reason=%q", ev.CorruptReason)
+		return b.String()
+	}
+	typ := ev.EventType
+	if typ == "" {
+		typ = "other(" + string(ev.TypeName) + ")"
+	}
+	fmt.Fprintf(&b, " type=%s role=%s", typ, ev.Role)
+	for _, fl := range []struct {
+		f    format.Flags
+		name string
+	}{{format.UnknownType, "unknown_type"}, {format.DuplicateKey, "duplicate_key"}, {format.SavesCheckpoint, "saves_checkpoint"}} {
+		if ev.Flags&fl.f != 0 {
+			b.WriteString(" " + fl.name)
+		}
+	}
+	if ev.HasTime {
+		b.WriteString(" time=" + ev.Time.UTC().Format(time.RFC3339Nano))
+	}
+	for _, s := range []struct {
+		k string
+		v []byte
+	}{{"session", ev.SessionID}, {"agent", ev.AgentID}, {"model", ev.Model}, {"tool", ev.ToolName},
+		{"call", ev.ToolCallID}, {"checkpoint", ev.CheckpointID}} {
+		if len(s.v) > 0 {
+			fmt.Fprintf(&b, " %s=%s", s.k, s.v)
+		}
+	}
+	if u := ev.Usage; u.Has {
+		fmt.Fprintf(&b, " usage=in:%d,out:%d,cache_read:%d,cache_write:%d,cache_write_1h:%d", u.Input, u.Output, u.CacheRead, u.CacheWrite, u.CacheWrite1h)
+	}
+	if n := notes(ev); len(n) > 0 {
+		b.WriteString(" notes=" + strings.Join(n, ","))
+	}
+	if v := violations(ev); len(v) > 0 {
+		b.WriteString(" violations=[" + strings.Join(v, "; ") + "]")
+	}
+	if ev.Ends {
+		fmt.Fprintf(&b, " ends terminal=%t end_reason=%s", ev.Terminal, ev.EndReason)
+	}
+	if ev.HasCost {
+		fmt.Fprintf(&b, " cost_usd=%g", ev.CostUSD)
+	}
+	if ev.State != "" {
+		b.WriteString(" state=" + ev.State)
+	}
+	return b.String()
+}
+
+// firstLine returns data's first line.
+func firstLine(data []byte) []byte {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	return line
+}

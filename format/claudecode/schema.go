@@ -1,0 +1,234 @@
+package claudecode
+
+import (
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/integrity"
+)
+
+// lineType is a line's type (docs/formats/claude-code.md, Line types and
+// stream-json lines).
+type lineType uint8
+
+const (
+	tUnknown lineType = iota
+	// The conversation envelope's types.
+	tUser
+	tAssistant
+	tSystem
+	tProgress
+	tAttachment
+	// Bookkeeping.
+	tSummary
+	tFileHistorySnapshot
+	tQueueOperation
+	// Session metadata.
+	tCustomTitle
+	tAITitle
+	tAgentName
+	tLastPrompt
+	tPRLink
+	tPermissionMode
+	tAgentSetting
+	tBridgeSession
+	tWorktreeState
+	// stream-json only.
+	tResult
+	tStreamEvent
+	typeCount
+)
+
+// typeNames are the event_type values, as written.
+var typeNames = [typeCount]string{"", "user", "assistant", "system", "progress", "attachment",
+	"summary", "file-history-snapshot", "queue-operation",
+	"custom-title", "ai-title", "agent-name", "last-prompt", "pr-link", "permission-mode",
+	"agent-setting", "bridge-session", "worktree-state",
+	"result", "stream_event"}
+
+// roles maps each type onto its neutral role; the judge refines user
+// (tool_result) and system (by subtype) lines (docs/formats/claude-code.md,
+// Roles).
+var roles = [typeCount]format.Role{
+	tUser:                format.RoleMessage,
+	tAssistant:           format.RoleLLMResponse,
+	tSystem:              format.RoleStatus,
+	tFileHistorySnapshot: format.RoleCheckpoint,
+	tResult:              format.RoleSessionEnd,
+}
+
+func typeOf(name []byte) lineType {
+	for t := tUser; t < typeCount; t++ {
+		if string(name) == typeNames[t] {
+			return t
+		}
+	}
+	return tUnknown
+}
+
+// envelope tells whether the type carries the conversation envelope
+// (uuid, parentUuid, sessionId, timestamp).
+func (t lineType) envelope() bool { return t >= tUser && t <= tAttachment }
+
+func (t lineType) metadata() bool { return t >= tCustomTitle && t <= tWorktreeState }
+
+// stopReasons are the stop_reason values journalship knows; another one
+// passes, annotated unknown_stop_reason.
+var stopReasons = []string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn",
+	"refusal", "model_context_window_exceeded"}
+
+// syntheticModel is the model of the lines the CLI makes up itself: never
+// priced, never shipped as a model.
+const syntheticModel = "<synthetic>"
+
+// paths are the fields the judge reads, compiled once; the ids are their
+// indexes, the names the violations' field names.
+var paths = integrity.MustPaths(
+	"type", "sessionId", "session_id", "uuid", "parentUuid", "logicalParentUuid", "timestamp",
+	"isSidechain", "agentId", "isMeta", "isCompactSummary", "requestId", "subtype",
+	"message", "message.role", "message.content", "message.id", "message.model", "message.stop_reason",
+	"message.usage", "message.usage.input_tokens", "message.usage.output_tokens",
+	"message.usage.cache_creation_input_tokens", "message.usage.cache_read_input_tokens",
+	"message.usage.cache_creation", "message.usage.cache_creation.ephemeral_5m_input_tokens",
+	"message.usage.cache_creation.ephemeral_1h_input_tokens",
+	"data", "data.type", "attachment", "attachment.type",
+	"summary", "leafUuid", "messageId", "snapshot", "snapshot.timestamp", "isSnapshotUpdate",
+	"operation", "is_error", "total_cost_usd", "event", "parent_tool_use_id",
+)
+
+// Ids of paths, in its order.
+const (
+	pType = iota
+	pSessionID
+	pSessionIDSnake
+	pUUID
+	pParentUUID
+	pLogicalParentUUID
+	pTimestamp
+	pIsSidechain
+	pAgentID
+	pIsMeta
+	pIsCompactSummary
+	pRequestID
+	pSubtype
+	pMessage
+	pMessageRole
+	pMessageContent
+	pMessageID
+	pMessageModel
+	pStopReason
+	pUsage
+	pUsageInput
+	pUsageOutput
+	pUsageCacheCreation
+	pUsageCacheRead
+	pCacheCreation
+	pCacheCreation5m
+	pCacheCreation1h
+	pData
+	pDataType
+	pAttachment
+	pAttachmentType
+	pSummary
+	pLeafUUID
+	pSnapshotMessageID
+	pSnapshot
+	pSnapshotTimestamp
+	pIsSnapshotUpdate
+	pOperation
+	pIsError
+	pTotalCost
+	pEvent
+	pParentToolUseID
+)
+
+// checkLine applies the schema of a known type (docs/formats/claude-code.md,
+// Records); stream tells the dialect of the file. Values the judge keeps
+// are read by the judge.
+func checkLine(k *checker, t lineType, stream bool) {
+	if t.envelope() {
+		checkEnvelope(k, stream)
+	}
+	switch t {
+	case tUser:
+		if k.reqObj(pMessage) {
+			k.reqStr(pMessageRole)
+			k.strOrArr(pMessageContent)
+		}
+		k.optBool(pIsMeta)
+		k.optBool(pIsCompactSummary)
+	case tAssistant:
+		if k.reqObj(pMessage) {
+			k.reqStr(pMessageRole)
+			k.reqArr(pMessageContent)
+			k.reqNonEmpty(pMessageID)
+			k.reqStr(pMessageModel)
+			k.optStrOrNull(pStopReason)
+			if k.optObj(pUsage) {
+				k.reqInt0(pUsageInput)
+				k.reqInt0(pUsageOutput)
+				k.optInt0(pUsageCacheCreation)
+				k.optInt0(pUsageCacheRead)
+				if k.optObj(pCacheCreation) {
+					k.optInt0(pCacheCreation5m)
+					k.optInt0(pCacheCreation1h)
+				}
+			}
+		}
+		k.optStr(pRequestID)
+	case tSystem:
+		k.reqStr(pSubtype)
+		k.optStrOrNull(pLogicalParentUUID)
+	case tProgress:
+		if k.reqObj(pData) {
+			k.reqStr(pDataType)
+		}
+	case tAttachment:
+		if k.reqObj(pAttachment) {
+			k.reqStr(pAttachmentType)
+		}
+	case tSummary:
+		k.reqStr(pSummary)
+		k.reqNonEmpty(pLeafUUID)
+		k.optStr(pSessionID)
+	case tFileHistorySnapshot:
+		k.reqNonEmpty(pSnapshotMessageID)
+		if k.reqObj(pSnapshot) {
+			k.optTime(pSnapshotTimestamp)
+		}
+		k.optBool(pIsSnapshotUpdate)
+		k.optStr(pSessionID)
+	case tQueueOperation:
+		k.reqStr(pOperation)
+		k.reqNonEmpty(pSessionID)
+		k.reqTime(pTimestamp)
+	case tResult:
+		k.reqStr(pSubtype)
+		k.reqBool(pIsError)
+		k.reqNonEmpty(pSessionIDSnake)
+		k.optNum(pTotalCost)
+	case tStreamEvent:
+		k.reqObj(pEvent)
+		k.optStr(pSessionIDSnake)
+	default:
+		if t.metadata() {
+			k.reqNonEmpty(pSessionID)
+		}
+	}
+}
+
+// checkEnvelope applies the conversation envelope: in a transcript uuid,
+// parentUuid, sessionId and timestamp; in stream-json session_id (and
+// parent_tool_use_id, string or null).
+func checkEnvelope(k *checker, stream bool) {
+	if stream {
+		k.reqNonEmpty(pSessionIDSnake)
+		k.optStr(pUUID)
+		k.optStrOrNull(pParentToolUseID)
+		return
+	}
+	k.reqNonEmpty(pUUID)
+	k.reqNonEmptyOrNull(pParentUUID)
+	k.reqNonEmpty(pSessionID)
+	k.reqTime(pTimestamp)
+	k.optBool(pIsSidechain)
+	k.optStr(pAgentID)
+}

@@ -1,0 +1,98 @@
+package claudecode
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/journalship/journalship/integrity"
+)
+
+// A subagent transcript replays responses of its session's main transcript
+// (a /btw side question copies the parent's messages into its own file):
+// they were counted there and count nothing here. Its first lines may
+// also name main-transcript lines as their parents. So a subagent file's
+// State reads the main transcript once, when it starts
+// (docs/formats/claude-code.md, Tokens and cost).
+
+// sidePaths are what Load reads of a main transcript's lines.
+var sidePaths = integrity.MustPaths("type", "uuid", "message.id")
+
+const (
+	sType = iota
+	sUUID
+	sMessageID
+)
+
+// Load implements format.SideFiles: for a subagent transcript, the
+// message.id of its session's main transcript's assistant lines and the
+// uuids of its lines. The main transcript is read defensively: absent,
+// unreadable or not a regular file, it is unknown; at most
+// Config.MaxMainScan bytes are read, whole lines only (a half-written last
+// line is left out); lines that are not JSON objects are skipped; each set
+// stays within Config.MaxTrackedIDs.
+func (s *State) Load(journalPath string) {
+	main, ok := MainTranscript(journalPath)
+	if !ok || s.maxScan <= 0 {
+		return
+	}
+	f, err := os.Open(main)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	r := bufio.NewReaderSize(io.LimitReader(f, s.maxScan), 64<<10)
+	var c integrity.Capture
+	var long []byte // a line longer than the reader's buffer
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		if err != nil {
+			return // the end, or a last line without its newline: not whole
+		}
+		line := chunk
+		if len(long) > 0 {
+			long = append(long, chunk...)
+			line = long
+		}
+		s.learnMain(&c, line[:len(line)-1])
+		long = long[:0]
+	}
+}
+
+// learnMain remembers a main transcript line's uuid and, for an assistant
+// line, its response.
+func (s *State) learnMain(c *integrity.Capture, line []byte) {
+	if c.Scan(line, sidePaths) != "" {
+		return
+	}
+	if u, ok := nonEmptyStr(c, sUUID); ok {
+		s.addUUID(hash(u), uuidMain)
+	}
+	t, _ := c.Str(sType)
+	if string(t) != "assistant" {
+		return
+	}
+	id, ok := nonEmptyStr(c, sMessageID)
+	if !ok {
+		return
+	}
+	h := hash(id)
+	if _, ok := s.mainResponses[h]; ok {
+		return
+	}
+	if len(s.mainResponses) >= s.max {
+		return // past the bound: a replay of it is counted again
+	}
+	if s.mainResponses == nil {
+		s.mainResponses = make(map[uint64]struct{})
+	}
+	s.mainResponses[h] = struct{}{}
+}

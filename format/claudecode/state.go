@@ -1,0 +1,256 @@
+package claudecode
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/integrity"
+)
+
+// maxOpenTools bounds the unanswered tool_use ids a State lists (with
+// their ids and tool names) for Open; past it they are only counted.
+const maxOpenTools = 1024
+
+// State is what a file's lines so far tell (docs/formats/claude-code.md,
+// The rules journalship applies): the file's dialect and session, the
+// uuids seen (continuity), the tool_use ids issued and those still open
+// (pairing), the usage counted per response (tokens) and the derived agent
+// state. Its memory is bounded: every set of ids holds at most
+// Config.MaxTrackedIDs 64-bit hashes, the open tool_use list at most 1024
+// entries. Fed every line in file order by Judge; a subagent file's State
+// also reads its session's main transcript (Load).
+type State struct {
+	max     int
+	maxScan int64
+	agentF  bool   // a subagent or legacy agent file
+	session []byte // the path's session ("" when it names none)
+	agent   []byte // the file name's agent id
+	project string
+
+	decided bool // the dialect is known (from the first readable line)
+	stream  bool // the stream-json dialect
+	// fileSession is the first session id the lines named, for lines
+	// without one when the path names none.
+	fileSession []byte
+
+	// uuids holds the uuids seen, by hash: uuidFile for this file's lines,
+	// uuidMain for the main transcript's (Load).
+	uuids     map[uint64]uint8
+	uuidsFull bool // a uuid could not be added
+	// tools holds the tool_use ids issued, by hash: true once answered.
+	tools     map[uint64]bool
+	toolsFull bool
+	open      []openTool // unanswered tool_use ids, at most maxOpenTools
+	openSeq   int64      // issue order, for Open
+	untracked int64      // unanswered tool_use ids past maxOpenTools
+
+	responses     map[uint64]counted  // usage counted per message.id hash
+	mainResponses map[uint64]struct{} // message.id hashes of the main transcript (Load)
+	lostNoted     bool                // continuity_unverified was annotated
+
+	derived string
+}
+
+// The bits of State.uuids.
+const (
+	uuidFile uint8 = 1 << iota
+	uuidMain
+)
+
+// openTool is an unanswered tool_use. Its buffers are reused by later
+// ones.
+type openTool struct {
+	h        uint64
+	seq      int64
+	id, name []byte
+}
+
+func newState(cfg *Config, p format.Path) *State {
+	s := &State{max: cfg.MaxTrackedIDs, maxScan: cfg.MaxMainScan, agentF: p.AgentID != "",
+		session: []byte(p.SessionID), agent: []byte(p.AgentID), derived: StateIdle}
+	if p.Group != "" {
+		// The Group is the main transcript (or the file itself) in its
+		// project directory.
+		s.project = filepath.Base(filepath.Dir(p.Group))
+	}
+	return s
+}
+
+// Project returns the project directory the file is in (the working
+// directory of the session, every character outside [A-Za-z0-9] replaced
+// by '-'), "" when unknown.
+func (s *State) Project() string { return s.project }
+
+// Open implements format.State: the tool_use ids never answered, in the
+// order they were issued.
+func (s *State) Open() []string {
+	if len(s.open) == 0 && s.untracked == 0 {
+		return nil
+	}
+	open := slices.Clone(s.open)
+	slices.SortFunc(open, func(a, b openTool) int { return cmp.Compare(a.seq, b.seq) })
+	out := make([]string, 0, len(open)+1)
+	for _, o := range open {
+		if len(o.name) > 0 {
+			out = append(out, fmt.Sprintf("tool_use %s (%s) was never answered", o.id, o.name))
+		} else {
+			out = append(out, fmt.Sprintf("tool_use %s was never answered", o.id))
+		}
+	}
+	if s.untracked > 0 {
+		out = append(out, fmt.Sprintf("%d more tool_use ids were never answered", s.untracked))
+	}
+	return out
+}
+
+// Over implements format.State: Claude Code writes no end record, the
+// session counts as over while its derived state is idle (the finalizer
+// and retention add how long the file must have been quiet).
+func (s *State) Over() (over, terminal bool) {
+	idle := s.derived == StateIdle
+	return idle, idle
+}
+
+// Derived implements format.State: idle, acting or thinking, from the last
+// meaningful line.
+func (s *State) Derived() string { return s.derived }
+
+// derive advances the derived state by a line (docs/formats/claude-code.md,
+// Derived agent state). Lines that are not meaningful leave it: every type
+// but user, assistant and result, a main file's sidechain lines, user lines
+// that are no prompt.
+func (s *State) derive(f *facts) {
+	if f.sidechain && !s.agentF {
+		return // a subagent's line in the session's file
+	}
+	switch f.t {
+	case tResult:
+		s.derived = StateIdle
+	case tAssistant:
+		switch {
+		case f.toolUse || f.stop == "tool_use":
+			s.derived = StateActing
+		case f.stop == "pause_turn":
+			s.derived = StateThinking
+		case f.stop != "", f.text:
+			s.derived = StateIdle
+		default: // only thinking so far: the response is being written
+			s.derived = StateThinking
+		}
+	case tUser:
+		switch {
+		case f.meta:
+		case f.interrupted:
+			s.derived = StateIdle
+		case f.toolResult:
+			s.derived = StateThinking
+		case f.command:
+		default:
+			s.derived = StateThinking
+		}
+	}
+}
+
+// lost notes, once per file, that an id could not be tracked: continuity
+// is no longer judged in full.
+func (s *State) lost(ev *format.Event) {
+	if !s.lostNoted {
+		s.lostNoted = true
+		ev.Note(NoteContinuityUnverified, nil)
+	}
+}
+
+// knownUUID tells whether a uuid was seen (in the file or, for a subagent
+// file, the main transcript); verified is false once a uuid could not be
+// tracked (a miss then proves nothing).
+func (s *State) knownUUID(h uint64) (known, verified bool) {
+	_, known = s.uuids[h]
+	return known, !s.uuidsFull
+}
+
+// sawUUID records a line's uuid; repeat tells whether the file had it
+// already, lost that it could not be recorded.
+func (s *State) sawUUID(h uint64) (repeat, lost bool) {
+	return s.addUUID(h, uuidFile)
+}
+
+func (s *State) addUUID(h uint64, bit uint8) (repeat, lost bool) {
+	v, ok := s.uuids[h]
+	switch {
+	case ok:
+		s.uuids[h] = v | bit
+		return v&bit != 0, false
+	case len(s.uuids) >= s.max:
+		s.uuidsFull = true
+		return false, true
+	case s.uuids == nil:
+		s.uuids = make(map[uint64]uint8)
+	}
+	s.uuids[h] = bit
+	return false, false
+}
+
+// issue records a tool_use; lost tells that its id could not be tracked.
+func (s *State) issue(h uint64, id, name []byte) (lost bool) {
+	_, seen := s.tools[h]
+	switch {
+	case seen:
+		return false
+	case len(s.tools) >= s.max:
+		s.toolsFull, lost = true, true
+		if s.findOpen(h) >= 0 {
+			return lost
+		}
+	default:
+		if s.tools == nil {
+			s.tools = make(map[uint64]bool)
+		}
+		s.tools[h] = false
+	}
+	if len(s.open) >= min(maxOpenTools, s.max) {
+		s.untracked++
+		return lost
+	}
+	if len(s.open) < cap(s.open) {
+		s.open = s.open[:len(s.open)+1] // reuse the entry's buffers
+	} else {
+		s.open = append(s.open, openTool{})
+	}
+	o := &s.open[len(s.open)-1]
+	s.openSeq++
+	o.h, o.seq = h, s.openSeq
+	o.id, o.name = append(o.id[:0], id...), append(o.name[:0], name...)
+	return lost
+}
+
+// answer pairs a tool_result with its tool_use: the tool's name (copied
+// into a, nil when unknown), whether the id was issued, and whether a miss
+// proves anything (every id could be tracked).
+func (s *State) answer(h uint64, a *integrity.Arena) (name []byte, issued, verified bool) {
+	answered, inSet := s.tools[h]
+	i := s.findOpen(h)
+	if i >= 0 {
+		name = a.Copy(s.open[i].name)
+		last := len(s.open) - 1
+		s.open[i], s.open[last] = s.open[last], s.open[i]
+		s.open = s.open[:last]
+	} else if inSet && !answered && s.untracked > 0 {
+		s.untracked-- // one of those past the list's bound
+	}
+	if inSet && !answered {
+		s.tools[h] = true
+	}
+	return name, inSet || i >= 0, !s.toolsFull
+}
+
+func (s *State) findOpen(h uint64) int {
+	for i := range s.open {
+		if s.open[i].h == h {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,142 @@
+package claudecode
+
+import (
+	"strconv"
+
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/integrity"
+)
+
+// Tokens (docs/formats/claude-code.md, Tokens and cost). Claude Code writes
+// one assistant line per content block, each with the response's usage (a
+// growing snapshot before CLI 2.1.97). A file's State keeps, per response
+// (message.id), the usage already counted; a line ships only how far each
+// counter grew, so that Loki's sums count every response once, at its
+// largest usage.
+
+// counters are the neutral usage's counters, in the order of counterNames.
+type counters [5]int64
+
+var counterNames = [5]string{"input", "output", "cache_read", "cache_write", "cache_write_1h"}
+
+func countersOf(u *format.Usage) counters {
+	return counters{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.CacheWrite1h}
+}
+
+func (c *counters) usage() format.Usage {
+	return format.Usage{Input: c[0], Output: c[1], CacheRead: c[2], CacheWrite: c[3], CacheWrite1h: c[4], Has: true}
+}
+
+// counted is a response's usage counted so far in the file, and the hash
+// of the requestId it was counted under (0: none).
+type counted struct {
+	c   counters
+	req uint64
+}
+
+// lineUsage reads an assistant line's message.usage as the neutral usage:
+// Input is the whole prompt (Anthropic counts the cache apart), CacheWrite
+// the cache writes (the 5m/1h split's sum when present and different, as
+// ccusage does), CacheWrite1h the one-hour part.
+func (j *judge) lineUsage() (format.Usage, bool) {
+	c := &j.c
+	if c.Get(pUsage).Kind != integrity.JSONObject {
+		return format.Usage{}, false
+	}
+	in := count(c, pUsageInput)
+	cw, cr := count(c, pUsageCacheCreation), count(c, pUsageCacheRead)
+	var cw1h int64
+	if c.Get(pCacheCreation).Kind == integrity.JSONObject && (c.Has(pCacheCreation5m) || c.Has(pCacheCreation1h)) {
+		cw1h = count(c, pCacheCreation1h)
+		if split := format.AddTokens(count(c, pCacheCreation5m), cw1h); split != cw {
+			cw = split
+		}
+	}
+	return format.Usage{Input: format.AddTokens(in, format.AddTokens(cw, cr)), Output: count(c, pUsageOutput),
+		CacheRead: cr, CacheWrite: cw, CacheWrite1h: cw1h, Has: true}, true
+}
+
+// count reads a token count: an integer >= 0, else 0.
+func count(c *integrity.Capture, id int) int64 {
+	if n, ok := c.Int(id); ok && n >= 0 {
+		return n
+	}
+	return 0
+}
+
+// usage sets the usage a valid assistant line ships. Lines that count
+// nothing: schema-invalid ones (they do not advance the counted usage
+// either), <synthetic> ones, a fork's copies (another session's lines) and
+// replays (a response counted in the main transcript, or in this file
+// under another requestId). Without a state the line's whole usage ships.
+func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
+	if f.t != tAssistant || f.synthetic || ev.Outcome != integrity.Valid {
+		return
+	}
+	u, ok := j.lineUsage()
+	if !ok {
+		return
+	}
+	if s == nil {
+		ev.Usage = u
+		return
+	}
+	if f.copy {
+		return
+	}
+	c := &j.c
+	id, _ := nonEmptyStr(c, pMessageID) // required of a valid line
+	h := hash(id)
+	if _, ok := s.mainResponses[h]; ok {
+		ev.Note(NoteResponseReplayed, nil)
+		return
+	}
+	var req uint64
+	if r, ok := nonEmptyStr(c, pRequestID); ok {
+		req = hash(r) | 1 // never 0
+	}
+	prev, found := s.responses[h]
+	if !found {
+		if len(s.responses) < s.max {
+			if s.responses == nil {
+				s.responses = make(map[uint64]counted)
+			}
+			s.responses[h] = counted{c: countersOf(&u), req: req}
+		}
+		ev.Usage = u // untracked past the bound: the whole usage
+		return
+	}
+	if prev.req != 0 && req != 0 && prev.req != req {
+		ev.Note(NoteResponseReplayed, nil)
+		return
+	}
+	if prev.req == 0 {
+		prev.req = req
+	}
+	line := countersOf(&u)
+	var grown counters
+	var any bool
+	j.num = j.num[:0]
+	for i := range line {
+		switch {
+		case line[i] > prev.c[i]:
+			grown[i], prev.c[i], any = line[i]-prev.c[i], line[i], true
+		case line[i] < prev.c[i]:
+			if len(j.num) > 0 {
+				j.num = append(j.num, ", "...)
+			}
+			j.num = append(j.num, counterNames[i]...)
+			j.num = append(j.num, ' ')
+			j.num = strconv.AppendInt(j.num, prev.c[i], 10)
+			j.num = append(j.num, " → "...)
+			j.num = strconv.AppendInt(j.num, line[i], 10)
+		}
+	}
+	s.responses[h] = prev
+	if len(j.num) > 0 {
+		ev.Note(NoteUsageRegression, a.Copy(j.num))
+	}
+	if any {
+		ev.Usage = grown.usage()
+	}
+}
