@@ -11,7 +11,7 @@ export JOURNALSHIP_PLUGIN  := $(BIN)/out_journalship.so
 export JOURNALSHIP_FLBHOST := $(BIN)/flbhost
 export JOURNALSHIP_LOKI    := $(BIN)/loki
 
-.PHONY: all build deps loki test fuzz bench run vet clean
+.PHONY: all build deps loki ccusage test fuzz bench run vet clean
 
 all: build
 
@@ -36,6 +36,17 @@ $(BIN)/flbhost: tools/flbhost/flbhost.c
 	@mkdir -p $(BIN)
 	gcc -O1 -g -Wall -Werror -pthread -I$(FLBGO)/output -o $@ $< -ldl
 
+# ccusage, the community's cost tool for Claude Code transcripts, pinned by
+# tools/ccusage/package-lock.json: a test compares journalship's token and
+# cost sums with its figures (internal/sample/claudecode). Needs node and
+# npm (Debian's nodejs and npm packages when missing).
+CCUSAGE := tools/ccusage/node_modules/.bin/ccusage
+ccusage: $(CCUSAGE)
+$(CCUSAGE): tools/ccusage/package.json tools/ccusage/package-lock.json
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs npm; }
+	npm ci --prefix tools/ccusage --no-audit --no-fund --loglevel=error
+	@touch $@
+
 # Loki v3.7.8 built from the Go module proxy (about 8 minutes cold), cached.
 loki: $(BIN)/loki
 $(BIN)/loki: tools/loki/go.mod tools/loki/go.sum
@@ -50,7 +61,7 @@ vet:
 # a progress line every minute while a step is silent, and a summary of
 # each step's result at the end; make test fails if any step failed.
 RACE_PKGS := ./chunk ./integrity ./pipeline ./output ./ledger ./loki
-test: build loki
+test: build loki ccusage
 	@tools/make/steps.sh \
 		vet   '$(GO) vet ./...' \
 		unit  '$(GO) test -count=1 -timeout 20m ./...' \
