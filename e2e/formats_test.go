@@ -7,6 +7,7 @@ import (
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/journalship/journalship/internal/verify"
@@ -14,7 +15,7 @@ import (
 )
 
 // mixedCorpus generates every format's corpus, each under its own root
-// (cortex/, codelia/, orbitmesh/), as one corpus whose paths are relative to the
+// (cortex/, codelia/, orbitmesh/, claude/projects/), as one corpus whose paths are relative to the
 // node's root.
 func mixedCorpus(t *testing.T) *sample.Corpus {
 	t.Helper()
@@ -30,8 +31,12 @@ func mixedCorpus(t *testing.T) *sample.Corpus {
 	dcfg.Seed = 7
 	cd, err := codelia.Generate(dcfg)
 	require.NoError(t, err)
+	kcfg := claudecode.DefaultConfig()
+	kcfg.Seed = 7
+	cc, err := claudecode.Generate(kcfg)
+	require.NoError(t, err)
 	out := &sample.Corpus{}
-	for dir, c := range map[string]*sample.Corpus{"cortex": cortex, "orbitmesh": om, "codelia": cd} {
+	for dir, c := range map[string]*sample.Corpus{"cortex": cortex, "orbitmesh": om, "codelia": cd, "claude/projects": cc} {
 		for _, f := range c.Files {
 			f.Rel = dir + "/" + f.Rel
 			out.Files = append(out.Files, f)
