@@ -63,3 +63,41 @@ func TestCodeliaRunsByTheirOwnEnd(t *testing.T) {
 	assert.Contains(t, s.Line, "was never answered")
 	assert.NotContains(t, summaries[ended].Metadata["annotations"], "unfinished")
 }
+
+// claudeTranscript copies a Claude Code test transcript into its layout
+// under the env's directory, with the given age.
+func (e *env) claudeTranscript(t *testing.T, fixture, session string, age time.Duration) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "format", "claudecode", "testdata", fixture))
+	require.NoError(t, err)
+	p := filepath.Join(filepath.Dir(filepath.Dir(e.root)), "claude", "projects", "-home-dev-app", session+".jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, data, 0o644))
+	mt := e.now.Add(-age)
+	require.NoError(t, os.Chtimes(p, mt, mt))
+	return p
+}
+
+// TestClaudeCodeSessionsEndQuietly: Claude Code writes no end record; an
+// idle session is finished once unchanged for StaleAfter, never before,
+// and a session still acting (a tool call unanswered) is not finished by
+// being quiet.
+func TestClaudeCodeSessionsEndQuietly(t *testing.T) {
+	e := newEnv(t)
+	f := e.finalizer(t, nil, nil)
+	fresh := e.claudeTranscript(t, "subagent-main.jsonl", "f5a47bc8-93b6-4fd2-8e47-a09f8e7d12f8", time.Minute)
+	o, err := f.File(context.Background(), fresh)
+	require.NoError(t, err)
+	assert.False(t, o.Finished, "idle, but written a minute ago: a person may type again")
+
+	idle := e.claudeTranscript(t, "subagent-main.jsonl", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", 20*time.Minute)
+	o, err = f.File(context.Background(), idle)
+	require.NoError(t, err)
+	assert.True(t, o.Finished)
+	assert.Equal(t, "session idle and unchanged for 10m0s", o.Why)
+
+	acting := e.claudeTranscript(t, "tools.jsonl", "c2714e95-6083-4caf-9b14-7d6c5b4aefc5", 20*time.Minute)
+	o, err = f.File(context.Background(), acting)
+	require.NoError(t, err)
+	assert.False(t, o.Finished, "a session waiting on a tool is not over by being quiet")
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/journalship/journalship/output"
@@ -108,6 +109,15 @@ var e2eFormats = []e2eFormat{
 		require.NoError(t, err)
 		return c
 	}},
+	// Claude Code: a session is a main transcript and a directory of
+	// subagent transcripts (and sidecars), deleted as one.
+	{claudecode.FormatName, func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
+		cfg := claudecode.DefaultConfig()
+		cfg.Seed, cfg.Sessions, cfg.Start = seed, claudecode.MinFaultSessions+rng.IntN(6), start
+		c, err := claudecode.Generate(cfg)
+		require.NoError(t, err)
+		return c
+	}},
 }
 
 // endToEnd is TestEndToEndRandomized for one format.
@@ -150,6 +160,17 @@ func (rig *e2eRig) checkEmpty() {
 	require.NoError(t, err)
 	if rig.format == "cortex" {
 		assert.Empty(t, entries, "every job directory is removed")
+		return
+	}
+	if rig.format == claudecode.FormatName {
+		// Each project directory stays (Claude Code writes there), emptied
+		// of its sessions: main transcripts and session directories.
+		for _, e := range entries {
+			left, err := os.ReadDir(filepath.Join(rig.root, e.Name()))
+			require.NoError(t, err)
+			assert.True(t, e.IsDir(), e.Name())
+			assert.Empty(t, left, "every session of %s is removed", e.Name())
+		}
 		return
 	}
 	require.Len(t, entries, 1, "the run tree's top directory stays")
