@@ -31,11 +31,14 @@ func mixedNode(t *testing.T) (string, map[string]string) {
 		"codelia":   filepath.Join(root, "codelia", "sessions", "2026", "02", "03", "8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a.jsonl"),
 		"orbitmesh": filepath.Join(root, "orbitmesh", "sessions", "sess_123.messages.jsonl"),
 		"unknown":   filepath.Join(root, "other", "app.jsonl"),
+		"claude-code": filepath.Join(root, "claude", "projects", "-home-dev-app",
+			"c2714e95-6083-4caf-9b14-7d6c5b4aefc5.jsonl"),
 	}
 	copyTo("testdata/journal.jsonl", paths["cortex"])
 	copyTo("../format/codelia/testdata/spec-example.jsonl", paths["codelia"])
 	copyTo("../format/orbitmesh/testdata/spec.messages.jsonl", paths["orbitmesh"])
 	copyTo("../format/orbitmesh/testdata/spec.json", filepath.Join(root, "orbitmesh", "sessions", "sess_123.json"))
+	copyTo("../format/claudecode/testdata/tools.jsonl", paths["claude-code"])
 	require.NoError(t, os.MkdirAll(filepath.Dir(paths["unknown"]), 0o755))
 	require.NoError(t, os.WriteFile(paths["unknown"], []byte("{\"msg\":\"started\"}\n{\"msg\":\"torn\"\n{\"msg\":\"done\"}\n"), 0o644))
 	return root, paths
@@ -96,7 +99,7 @@ func TestMixedNode(t *testing.T) {
 // retried: the state is rebuilt from the file, never guessed.
 func TestStateFollowsRetries(t *testing.T) {
 	_, paths := mixedNode(t)
-	for _, name := range []string{"codelia", "orbitmesh", "cortex"} {
+	for _, name := range []string{"codelia", "orbitmesh", "cortex", "claude-code"} {
 		t.Run(name, func(t *testing.T) {
 			path := paths[name]
 			data, err := os.ReadFile(path)

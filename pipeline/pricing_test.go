@@ -3,10 +3,13 @@ package pipeline
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/pricing"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
@@ -164,4 +167,61 @@ func TestHugeTokenCountsSaturate(t *testing.T) {
 		`"input_tokens":9223372036854775000,"input_cached_tokens":8000,"input_cache_creation_tokens":1000,"output_tokens":9223372036854775000,"total_tokens":1`)
 	assert.Equal(t, strconv.FormatInt(math.MaxInt64, 10), resp.md["tokens_in"])
 	assert.Positive(t, testutil.ToFloat64(e.metrics.Tokens.WithLabelValues("claude-sonnet-4-5", "prompt", "default")))
+}
+
+// TestStatedCostIsComparedNeverSummed: a Claude Code stream-json capture
+// states each run's cost in its result line (total_cost_usd): shipped as
+// reported_cost_usd, never as cost_usd (the run's responses already carry
+// theirs), and compared with what the responses of the run cost at the
+// table's prices: here $0.009088 against $0.0123 stated, so the result is
+// annotated cost_disagrees with the computed cost. Chunks out of order
+// and retried give the same verdict: the run's cost is rebuilt with the
+// file's state.
+func TestStatedCostIsComparedNeverSummed(t *testing.T) {
+	data, err := os.ReadFile("../format/claudecode/testdata/stream-json.jsonl")
+	require.NoError(t, err)
+	root := t.TempDir()
+	path := filepath.Join(root, "captures", "run-1.jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	recs := tailRecords(path, data, testNow)
+	for name, chunks := range map[string][][]chunk.Record{
+		"in order":          {recs},
+		"out of order":      {recs[4:], recs[:4]},
+		"retried, one line": {recs[:6], recs[6:7], recs[6:7], recs[7:]},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnvPriced(t, func(c *Config) {
+				c.Formats.Roots = map[string][]string{"claude-code": {root}}
+			}, pricing.Default())
+			for _, c := range chunks {
+				_, err := e.pipe.Ship(context.Background(), c, "t")
+				require.NoError(t, err)
+			}
+			var computed float64
+			var result *capturedEntry
+			for _, en := range e.cap.entries() {
+				off, _ := strconv.Atoi(en.md["byte_offset"])
+				if int64(off) >= recs[6].Offset+1 {
+					continue // the second run
+				}
+				if en.md["role"] == "session_end" {
+					result = &en
+					continue
+				}
+				if v := en.md["cost_usd"]; v != "" {
+					f, err := strconv.ParseFloat(v, 64)
+					require.NoError(t, err)
+					computed += f
+				}
+			}
+			require.NotNil(t, result, "the first run's result line")
+			assert.InDelta(t, 0.009088, computed, 1e-12, "sonnet 3+2000w+48, haiku 5+100r+20, sonnet 3+2000r+9")
+			assert.Empty(t, result.md["cost_usd"], "a stated cost is never summed with the computed one")
+			assert.Equal(t, "0.0123", result.md["reported_cost_usd"])
+			assert.Contains(t, result.md["annotations"], "cost_disagrees")
+			assert.Equal(t, "0.009088", result.md["cost_disagrees"])
+			assert.Empty(t, result.md["path_problem"], "a capture under the format's root is no path mismatch")
+		})
+	}
 }
