@@ -10,6 +10,7 @@ import (
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pricing"
@@ -47,8 +48,39 @@ func BenchmarkFlush(b *testing.B) {
 		off += int64(len(l)) + 1
 		bytes += len(l)
 	}
+	benchFlush(b, data, bytes, n)
+}
+
+// BenchmarkFlushClaudeCode is BenchmarkFlush for Claude Code transcripts:
+// the generator's sessions (main and subagent transcripts, about 1000
+// lines of 0.3–10 KB), each file from its start, in one chunk.
+func BenchmarkFlushClaudeCode(b *testing.B) {
+	c, err := claudecode.Generate(claudecode.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var data []byte
+	bytes, n := 0, 0
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for _, f := range c.Files {
+		path := filepath.Join("/data/claude/projects", f.Rel)
+		for _, l := range f.Lines {
+			data = chunk.AppendEvent(data, chunk.TailEvent(chunk.DefaultConfig(), at, path, l.Offset, []byte(l.Text)), chunk.FormatV2)
+			bytes += len(l.Text)
+			n++
+		}
+		if n >= 1000 {
+			break
+		}
+	}
+	benchFlush(b, data, bytes, n)
+}
+
+// benchFlush ships the chunk data of n records (bytes of journal) per op
+// and reports per-record figures.
+func benchFlush(b *testing.B, data []byte, bytes, n int) {
 	cfg := DefaultConfig()
-	// sample.Lines is stamped on a fixed day: widen the window so the
+	// The samples are stamped on fixed days: widen the window so the
 	// benchmark measures the common path, not the re-stamping one.
 	cfg.MaxEntryAge = 10 * 365 * 24 * time.Hour
 	cfg.Enrich.Static = map[string]string{"service_name": "agent-sessions"}
