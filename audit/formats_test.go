@@ -3,6 +3,7 @@ package audit
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/journalship/journalship/format/registry"
@@ -101,4 +102,17 @@ func TestFileAsTheShippersFormat(t *testing.T) {
 	assert.Equal(t, "codelia", r.Format)
 	assert.Equal(t, "setting", r.DetectedBy)
 	assert.True(t, r.SessionEnded, "judged by Codelia's rules: run.end ends the run")
+}
+
+// TestQuietEndFormatsSayWhyNotOver: Claude Code writes no end record; a
+// session not over is one that is not idle, and verify says so instead
+// of looking for an end line.
+func TestQuietEndFormatsSayWhyNotOver(t *testing.T) {
+	var b strings.Builder
+	tw := NewTableWriter(&b, DefaultConfig())
+	require.NoError(t, tw.Write(Report{Path: "/p/-home-dev-app/s.jsonl", Format: "claude-code", State: "acting", TotalLines: 3}))
+	assert.Contains(t, b.String(), "not over: the session is acting, not idle")
+	b.Reset()
+	require.NoError(t, tw.Write(Report{Path: "/p/sessions/2026/02/03/r.jsonl", Format: "codelia", State: "running", TotalLines: 3}))
+	assert.Contains(t, b.String(), "not over: no end of the session or run in the file")
 }

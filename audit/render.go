@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/registry"
 )
 
 // TableWriter renders reports as `journalship verify` prints them: one row
@@ -172,7 +175,13 @@ func (t *TableWriter) session(r Report) {
 	if r.SessionEnded && len(r.StartedNotFinished) == 0 {
 		return
 	}
-	if !r.SessionEnded {
+	_, quiet := registry.Lookup(r.Format).(format.QuietEnd)
+	switch {
+	case !r.SessionEnded && quiet && r.State != "":
+		// A format that writes no end record (Claude Code): over when
+		// idle, and this one is not.
+		t.printf("  not over: the session is %s, not idle (it crashed or is still working)\n", r.State)
+	case !r.SessionEnded:
 		t.printf("  not over: no end of the session or run in the file (it crashed or is still being written)\n")
 	}
 	if c := r.LastCheckpoint; c != nil {
