@@ -108,11 +108,15 @@ func TestFileAsTheShippersFormat(t *testing.T) {
 // session not over is one that is not idle, and verify says so instead
 // of looking for an end line.
 func TestQuietEndFormatsSayWhyNotOver(t *testing.T) {
-	var b strings.Builder
-	tw := NewTableWriter(&b, DefaultConfig())
-	require.NoError(t, tw.Write(Report{Path: "/p/-home-dev-app/s.jsonl", Format: "claude-code", State: "acting", TotalLines: 3}))
-	assert.Contains(t, b.String(), "not over: the session is acting, not idle")
-	b.Reset()
-	require.NoError(t, tw.Write(Report{Path: "/p/sessions/2026/02/03/r.jsonl", Format: "codelia", State: "running", TotalLines: 3}))
-	assert.Contains(t, b.String(), "not over: no end of the session or run in the file")
+	for _, c := range []struct{ format, path, state, want string }{
+		{"claude-code", "/p/-home-dev-app/s.jsonl", "acting", "not over: the session is acting, not idle"},
+		{"codelia", "/p/sessions/2026/02/03/r.jsonl", "running", "not over: no end of the session or run in the file"},
+	} {
+		var b strings.Builder
+		tw := NewTableWriter(&b, DefaultConfig())
+		require.NoError(t, tw.Write(Report{Path: c.path, Format: c.format, State: c.state, TotalLines: 3, ValidLines: 3}))
+		_, err := tw.Close(nil)
+		require.NoError(t, err)
+		assert.Contains(t, b.String(), c.want, c.format)
+	}
 }
