@@ -29,7 +29,7 @@ const maxRunDepth = 6
 // directory holds its session files only, so it is never taken for an
 // empty job directory and removed.
 func (s *sweep) runTree(name string) bool {
-	found, subdirs := "", false
+	found, group, subdirs := "", "", false
 	_ = fs.WalkDir(s.rt.FS(), name, func(rel string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -40,22 +40,23 @@ func (s *sweep) runTree(name string) bool {
 				return fs.SkipDir
 			}
 		case d.Type().IsRegular() && strings.HasSuffix(rel, ".jsonl"):
-			found = rel
-			return fs.SkipAll
+			// Only a format's own claim counts: a stray file no format
+			// claims (the fallback makes every such file its own group)
+			// says nothing of the layout; the walk goes on past it.
+			if det := s.formats.Detect(s.abs(rel), nil); det.How == "path" {
+				found, group = rel, det.Path.Group
+				return fs.SkipAll
+			}
 		}
 		return nil
 	})
 	if found == "" {
 		return subdirs
 	}
-	// Only a format's own claim counts: a stray file no format claims (the
-	// fallback makes every such file its own group) says nothing of the
-	// layout.
-	d := s.formats.Detect(s.abs(found), nil)
 	// A session's member journal (Claude Code's subagents, walked before
 	// the main journal beside their directory) names its main journal as
 	// its group.
-	return d.How == "path" && (d.Path.Group == s.abs(found) || strings.HasSuffix(d.Path.Group, ".jsonl"))
+	return group == s.abs(found) || strings.HasSuffix(group, ".jsonl")
 }
 
 // runs sweeps a file-per-run tree: every journal is judged alone, its
@@ -109,6 +110,14 @@ func (s *sweep) run(ctx context.Context, rel string) {
 	path := s.abs(rel)
 	det := s.formats.Detect(path, nil)
 	d := Decision{Path: path, Job: det.Path.RunID}
+	if det.How == "fallback" {
+		// No format claims it: another runtime's file in the tree (a Go
+		// pkg/session store inside a Claude Code project directory), never
+		// judged by a layout it is not in.
+		d.Reason, d.Detail = KeepNotJournal, "no journal format claims it: left alone"
+		s.keep(d)
+		return
+	}
 	if d.Job == "" {
 		d.Job = det.Path.SessionID
 	}

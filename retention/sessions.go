@@ -25,10 +25,11 @@ import (
 
 // member is a journal of a session besides its main one.
 type member struct {
-	rel  string
-	info os.FileInfo
-	fin  final
-	ls   ledger.FileState
+	rel    string
+	info   os.FileInfo
+	fin    final
+	ls     ledger.FileState
+	forced string // why a member not accounted for is deleted anyway (ForceMaxAge), else ""
 }
 
 // mainOf returns the main journal a session member belongs to, when path
@@ -67,7 +68,7 @@ func (s *sweep) members(fm format.Format, path string) (relDir string, out []mem
 		return "", nil
 	}
 	relDir, err := filepath.Rel(s.cfg.Root, dir)
-	if err != nil {
+	if err != nil || !s.realDir(relDir) {
 		return "", nil
 	}
 	_ = fs.WalkDir(s.rt.FS(), relDir, func(rel string, d fs.DirEntry, err error) error {
@@ -82,6 +83,13 @@ func (s *sweep) members(fm format.Format, path string) (relDir string, out []mem
 		return nil
 	})
 	return relDir, out
+}
+
+// realDir tells whether rel is a directory itself, not a symlink to one:
+// a walk from a symlink would list (and delete) another session's files.
+func (s *sweep) realDir(rel string) bool {
+	info, err := s.rt.Lstat(rel)
+	return err == nil && info.IsDir()
 }
 
 // newestOf returns the latest modification time of the main journal and
@@ -138,12 +146,18 @@ func (s *sweep) membersReady(ctx context.Context, d Decision, ms []member) bool 
 		if ls.Finished && ls.Size == info.Size() && idErr == nil && journalfile.Same(ls.Identity, id) {
 			continue
 		}
-		if d.Rule == RuleMaxAge && s.cfg.ForceMaxAge {
-			continue // forced: judged with the main journal's rule
-		}
 		why := ledgerSays(ls, info.Size())
 		if m.fin.out.Why != "" {
 			why += "; finalizer: " + m.fin.out.Why
+		}
+		if d.Rule == RuleMaxAge {
+			s.r.UnshippedPastMaxAge++
+			if s.cfg.ForceMaxAge {
+				s.log.Errorf("%s is past the max age and NOT fully in Loki (%s); deleting it with its session anyway (--force-max-age)", path, why)
+				m.forced = why
+				continue
+			}
+			s.log.Warnf("%s is past the max age but NOT fully in Loki (%s): its session is kept; is shipping failing?", path, why)
 		}
 		d.Reason = KeepUnshipped
 		if m.fin.err != nil {
@@ -166,6 +180,9 @@ func (s *sweep) removeMembers(ctx context.Context, d Decision, relDir string, ms
 	for _, m := range ms {
 		md := Decision{Path: s.abs(m.rel), Job: d.Job, Rule: d.Rule, Bytes: m.info.Size(),
 			Detail: "a file of the session " + d.Path + ", deleted with it"}
+		if m.forced != "" {
+			md.Rule, md.Detail = RuleMaxAgeForced, md.Detail+"; NOT accounted for, forced: "+m.forced
+		}
 		if s.cfg.DryRun {
 			md.Delete = true
 			s.r.add(md)
@@ -183,6 +200,9 @@ func (s *sweep) removeMembers(ctx context.Context, d Decision, relDir string, ms
 // removeSessionRest deletes the regular files left in a deleted session's
 // directory that are no journals (subagent sidecars, stored tool outputs).
 func (s *sweep) removeSessionRest(relDir string) {
+	if !s.realDir(relDir) {
+		return
+	}
 	_ = fs.WalkDir(s.rt.FS(), relDir, func(r string, e fs.DirEntry, err error) error {
 		if err != nil || !e.Type().IsRegular() || strings.HasSuffix(r, ".jsonl") {
 			return nil
