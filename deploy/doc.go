@@ -6,9 +6,10 @@
 //     every journalship setting shown, only keys Fluent Bit 5.1.1 knows,
 //     values the plugin's own parser accepts, copies equal but for the
 //     listen addresses, Loki_URL and Node_Name; every registered format's
-//     default layout (format.Format.Layouts, under its Format_Roots root)
-//     read by exactly one tail input of its own, routed to the journalship
-//     output, its side files (snapshots) by none.
+//     default layout (format.Format.Layouts, under its Format_Roots root;
+//     not the ones found by content alone) read by exactly one tail input
+//     of its own, routed to the journalship output, its side files
+//     (snapshots, sidecars) by none.
 //   - Dockerfile (BuildKit's parser) and .dockerignore: pinned bases, the
 //     same build as make build, a CMD whose -e loads the plugin where the
 //     image puts it and whose -c runs the copied configuration, nothing the

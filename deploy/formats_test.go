@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/claudecode"
 	"github.com/journalship/journalship/format/codelia"
 	"github.com/journalship/journalship/format/cortex"
 	"github.com/journalship/journalship/format/orbitmesh"
@@ -35,9 +36,17 @@ var layoutValues = strings.NewReplacer(
 	"YYYY/MM/DD", "2026/02/03",
 	"<run_id>", "8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a",
 	"<session_id>", exampleSession,
+	"<project>", exampleProject,
+	"<session>", exampleClaudeSession,
+	"<agent>", exampleAgent,
 )
 
-const exampleSession = "ses_5f0a"
+const (
+	exampleSession       = "ses_5f0a"
+	exampleProject       = "-home-dev-app" // a Claude Code project: the encoded working directory
+	exampleClaudeSession = "0f8e3c2a-5b4d-4c7e-9a1b-2c3d4e5f6a7b"
+	exampleAgent         = "a1b2c3d4"
+)
 
 // sideFiles are the files a runtime keeps beside its journals that are not
 // journals (snapshots rewritten in place): no tail input may read them.
@@ -50,6 +59,16 @@ var sideFiles = map[string]func(root, journal string) []string{
 	},
 	// <session_id>.json and <session_id>.tokens.json beside the log.
 	orbitmesh.Name: func(_, journal string) []string { return orbitmesh.Companions(journal) },
+	// In the session's directory beside the main transcript: a subagent's
+	// sidecar and the large tool outputs moved out of the transcript; in
+	// the project directory: the sessions index and the project's memory.
+	claudecode.Name: func(root, _ string) []string {
+		project := path.Join(root, exampleProject)
+		session := path.Join(project, exampleClaudeSession)
+		return []string{path.Join(session, "subagents", "agent-"+exampleAgent+".meta.json"),
+			path.Join(session, "tool-results", "toolu_01.txt"), path.Join(project, "sessions-index.json"),
+			path.Join(project, "memory", "MEMORY.md")}
+	},
 }
 
 // journalCase is one default layout of one format, as a configuration
@@ -70,6 +89,16 @@ func (c journalCase) String() string { return c.format.Name() + " " + c.journal 
 // defaultRoot is the absolute default root a layout names ("(root
 // /data/sessions)"); a root like ~/.codelia is not a node path.
 var defaultRoot = regexp.MustCompile(`\(root (/[^;)\s]+)`)
+
+// contentLayout tells whether a layout is found by its content alone ("any
+// *.jsonl whose first line is ..."), in no place of its own: no tail input
+// reads it by default (its root is configured like any other).
+func contentLayout(layout string) bool { return strings.HasPrefix(layout, "any ") }
+
+// pathLayouts are a format's layouts under its root.
+func pathLayouts(f format.Format) []string {
+	return slices.DeleteFunc(f.Layouts(), contentLayout)
+}
 
 // layoutExample builds an example journal of layout under root.
 func layoutExample(layout, root string) (string, error) {
@@ -108,7 +137,7 @@ func journalCases(out flbSection) ([]journalCase, []string) {
 			continue
 		}
 		root := roots[name][0]
-		for _, layout := range f.Layouts() {
+		for _, layout := range pathLayouts(f) {
 			if m := defaultRoot.FindStringSubmatch(layout); m != nil && m[1] != root {
 				bad = append(bad, fmt.Sprintf("format %s: root %s, but its layout's default is %s", name, root, m[1]))
 			}
@@ -155,14 +184,23 @@ func globMatch(patterns, file string) bool {
 
 // globDir is the directory a tail Path starts from: its segments before
 // the first with a wildcard. glob(3) must be able to open it: while it is
-// missing tail logs "read error" at every rescan.
-func globDir(pattern string) string {
-	segs := strings.Split(pattern, "/")
-	i := slices.IndexFunc(segs, func(s string) bool { return strings.ContainsAny(s, "*?[") })
-	if i < 0 {
-		return path.Dir(pattern)
+// missing tail logs "read error" at every rescan. A Path of several
+// patterns starts from each one's: their directories, comma-separated,
+// when they differ.
+func globDir(patterns string) string {
+	var dirs []string
+	for _, pattern := range strings.Split(patterns, ",") {
+		pattern = strings.TrimSpace(pattern)
+		segs := strings.Split(pattern, "/")
+		dir := path.Dir(pattern)
+		if i := slices.IndexFunc(segs, func(s string) bool { return strings.ContainsAny(s, "*?[") }); i >= 0 {
+			dir = strings.Join(segs[:i], "/")
+		}
+		if !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
 	}
-	return strings.Join(segs[:i], "/")
+	return strings.Join(dirs, ",")
 }
 
 // tailedBy returns the tail inputs whose Path matches file.
@@ -234,17 +272,22 @@ func TestEveryFormatIsTailed(t *testing.T) {
 		c := loadFLB(t, p)
 		cases, bad := journalCases(c.only(t, "OUTPUT", "journalship"))
 		assert.Empty(t, bad, p)
-		assert.Len(t, cases, len(slices.Concat(mapLayouts(registry.All())...)), "%s: every layout", p)
+		assert.Len(t, cases, len(slices.Concat(mapLayouts(registry.All())...)), "%s: every layout under a root", p)
 		assert.Empty(t, tailProblems(c), p)
 	}
 	base := string(readFile(t, "fluent-bit.conf"))
 	codeliaPath := "/data/codelia/sessions/[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/*.jsonl"
+	claudePath := "/data/claude/projects/*/*.jsonl,/data/claude/projects/*/*/subagents/agent-*.jsonl"
 	for name, change := range map[string][2]string{
+		"a glob missing the subagents":       {claudePath, "/data/claude/projects/*/*.jsonl"},
+		"a glob reading the sidecars too":    {claudePath, "/data/claude/projects/*/*.jsonl,/data/claude/projects/*/*/subagents/agent-*"},
+		"a subagent glob one level too deep": {claudePath, "/data/claude/projects/*/*.jsonl,/data/claude/projects/*/*/*/subagents/agent-*.jsonl"},
 		"a glob reading the snapshots too":   {codeliaPath, "/data/codelia/sessions/*/*"},
 		"a glob reading the token index too": {"/data/orbitmesh/sessions/*.messages.jsonl", "/data/orbitmesh/sessions/*json*"},
 		"a glob missing the layout":          {codeliaPath, "/data/codelia/sessions/*/*.jsonl"},
 		"a tag the output does not take":     {"Tag               sessions.orbitmesh.*", "Tag               other.orbitmesh.*"},
-		"a format without its root":          {",orbitmesh=/data/orbitmesh\n", "\n"},
+		"a format without its root":          {",orbitmesh=/data/orbitmesh,", ","},
+		"Claude Code without its root":       {",claude-code=/data/claude/projects\n", "\n"},
 		"a root elsewhere than tail reads":   {"codelia=/data/codelia,", "codelia=/home/agent/.codelia,"},
 		"Cortex Plane away from its default": {"cortex=/data/sessions,", "cortex=/srv/sessions,"},
 		"two inputs reading one journal":     {"/data/orbitmesh/sessions/*.messages.jsonl", "/data/orbitmesh/sessions/*.messages.jsonl,/data/sessions/*/*.jsonl"},
@@ -259,7 +302,7 @@ func TestEveryFormatIsTailed(t *testing.T) {
 func mapLayouts(fs []format.Format) [][]string {
 	var out [][]string
 	for _, f := range fs {
-		out = append(out, f.Layouts())
+		out = append(out, pathLayouts(f))
 	}
 	return out
 }
@@ -281,6 +324,8 @@ func TestGlobMatch(t *testing.T) {
 		assert.Equal(t, c.want, globMatch(c.pattern, c.file), "%s ~ %s", c.pattern, c.file)
 	}
 	assert.Equal(t, "/data/codelia/sessions", globDir("/data/codelia/sessions/[0-9][0-9][0-9][0-9]/*.jsonl"))
+	assert.Equal(t, "/d", globDir("/d/*/*.jsonl, /d/*/*/s/a-*.jsonl"), "patterns starting from one directory")
+	assert.Equal(t, "/d,/e/f", globDir("/d/*.jsonl,/e/f/*.jsonl"))
 }
 
 // under tells whether p is dir or inside it.

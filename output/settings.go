@@ -49,7 +49,7 @@ var Settings = []Setting{
 	{"Metadata_Keys", "job_id,session_id,run_id,seq,pod,agent_id,model,step_index,invocation_id,tool_name,file,byte_offset,integrity,state,role,end_reason,tokens_in,tokens_out,tokens_cache_read,tokens_cache_write,annotations", "Per-line values sent as structured metadata."},
 	{"Allow_High_Cardinality_Labels", "off", "Allow job/session/... keys in Label_Keys (not for large clusters)."},
 	{"Node_Name", "$NODE_NAME or the host name", "The node label."},
-	{"Format", "auto", "Journal format of every file (cortex, codelia, orbitmesh, unknown), or auto: by path, confirmed by the first line."},
+	{"Format", "auto", "Journal format of every file (cortex, codelia, orbitmesh, claude-code, unknown), or auto: by path, confirmed by the first line."},
 	{"Format_Roots", "", "Restrict formats to roots: format=/dir:/dir2,format2=/dir3. Unset: each format's layout anywhere."},
 	{"Known_Schema_Versions", "1", "buffer_schema_version values judged strictly; others best-effort."},
 	{"Max_Line_Bytes", "256K", "Longer lines are dead-lettered (Loki's max_line_size)."},

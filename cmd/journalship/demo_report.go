@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,10 +16,21 @@ import (
 
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/pricing"
 )
 
 // selector matches every entry journalship ships.
 const selector = `{service_name="agent-sessions"}`
+
+// nameWidth is the width of the report's format column: the longest
+// format name.
+var nameWidth = func() int {
+	w := len("format")
+	for _, f := range sampleFormats {
+		w = max(w, len(f.name))
+	}
+	return w
+}()
 
 // report prints what a Grafana user sees, with the LogQL behind it.
 func (d *demo) report(ctx context.Context) error {
@@ -127,7 +139,7 @@ func (d *demo) cells(counts map[string]map[string]float64) {
 			if i == 0 {
 				name = f
 			}
-			fmt.Fprintf(d.out, "   %-10s %s\n", name, strings.Join(row, "    "))
+			fmt.Fprintf(d.out, "   %-*s %s\n", nameWidth, name, strings.Join(row, "    "))
 		}
 	}
 }
@@ -160,8 +172,9 @@ func usageQuery(key, rng string) string {
 	return `sum by (format, model) (sum_over_time(` + selector + ` | role="llm_response" | integrity="valid" | ` + key + `!="" | unwrap ` + key + ` ` + rng + `))`
 }
 
-// usage prints tokens and dollars by format and model, the tokens checked
-// against the journals.
+// usage prints tokens and dollars by format and model, checked against
+// the journals: the tokens their lines count, priced at the built-in
+// table (the demo ships with it) as the pipeline prices them.
 func (d *demo) usage(ctx context.Context, rng string) error {
 	got := map[[2]string][]float64{} // by format and model, usageKeys' sums
 	for i, key := range usageKeys {
@@ -179,13 +192,13 @@ func (d *demo) usage(ctx context.Context, rng string) error {
 	}
 	fmt.Fprintf(d.out, "\n   tokens and dollars by format and model (the cost dashboard's), checked against the journals\n   %s\n   KEY: %s\n",
 		usageQuery("KEY", rng), strings.Join(usageKeys, ", "))
-	fmt.Fprintf(d.out, "   %-10s %-28s %10s %9s %11s %11s %10s   %s\n", "format", "model", "in", "out", "cache read", "cache write", "USD", "check")
-	total := 0.0
+	fmt.Fprintf(d.out, "   %-*s %-28s %10s %9s %11s %11s %10s   %s\n", nameWidth, "format", "model", "in", "out", "cache read", "cache write", "USD", "check")
+	total, prices := 0.0, pricing.Default()
 	for _, s := range d.samples {
-		want := wantUsage(s.corpus)
+		want := wantUsage(s.corpus, prices)
 		rows := usageRows(s.format.name, want, got)
 		if len(rows) == 0 {
-			fmt.Fprintf(d.out, "   %-10s (no LLM usage in its records)\n", s.format.name)
+			fmt.Fprintf(d.out, "   %-*s (no LLM usage in its records)\n", nameWidth, s.format.name)
 		}
 		for _, m := range rows {
 			v := got[[2]string{s.format.name, m}]
@@ -193,37 +206,68 @@ func (d *demo) usage(ctx context.Context, rng string) error {
 				v = make([]float64, len(usageKeys))
 			}
 			check := "ok"
-			if w := want[m]; int64(v[0]) != w[0] || int64(v[1]) != w[1] || int64(v[2]) != w[2] || int64(v[3]) != w[3] {
-				check = fmt.Sprintf("MISMATCH: journals say %d / %d / %d / %d", w[0], w[1], w[2], w[3])
+			if w := want[m]; int64(v[0]) != w.tokens[0] || int64(v[1]) != w.tokens[1] || int64(v[2]) != w.tokens[2] || int64(v[3]) != w.tokens[3] ||
+				math.Abs(v[4]-w.cost) > costTolerance*max(1, w.cost) {
+				check = fmt.Sprintf("MISMATCH: journals say %d / %d / %d / %d, $%.4f", w.tokens[0], w.tokens[1], w.tokens[2], w.tokens[3], w.cost)
 				d.mismatch = true
 			}
-			fmt.Fprintf(d.out, "   %-10s %-28s %10.0f %9.0f %11.0f %11.0f %10.4f   %s\n", s.format.name, m, v[0], v[1], v[2], v[3], v[4], check)
+			fmt.Fprintf(d.out, "   %-*s %-28s %10.0f %9.0f %11.0f %11.0f %10.4f   %s\n", nameWidth, s.format.name, m, v[0], v[1], v[2], v[3], v[4], check)
 			total += v[4]
 		}
 	}
-	fmt.Fprintf(d.out, "   %-10s %-28s %10s %9s %11s %11s %10.4f   (built-in price table)\n", "total", "", "", "", "", "", total)
+	fmt.Fprintf(d.out, "   %-*s %-28s %10s %9s %11s %11s %10.4f   (built-in price table)\n", nameWidth, "total", "", "", "", "", "", total)
 	if total == 0 {
 		return fmt.Errorf("demo: no cost_usd in Loki")
 	}
 	return nil
 }
 
-// wantUsage is the corpus's tokens by model: in, out, cache read, cache write.
-func wantUsage(c *sample.Corpus) map[string][4]int64 {
-	out := map[string][4]int64{}
+// costTolerance is how far the dollars Loki sums may be from the
+// journals' (relative; absolute under one dollar): the pipeline rounds
+// each line's cost to 1e-11 dollars, and the sums add up in other orders.
+const costTolerance = 1e-9
+
+// modelUsage is what the journals say of one model: tokens in, out, cache
+// read and cache write, and their cost.
+type modelUsage struct {
+	tokens [4]int64
+	cost   float64
+}
+
+// wantUsage is the corpus's usage by model: the tokens of its counted
+// lines (sample.Corpus.TokensByModel, CacheTokensByModel) and, priced at
+// prices as the pipeline prices a response (each part of the prompt at
+// its own price, the one-hour cache writes at theirs), their dollars.
+func wantUsage(c *sample.Corpus, prices *pricing.Table) map[string]modelUsage {
+	out := map[string]modelUsage{}
 	for m, v := range c.TokensByModel() {
-		out[m] = [4]int64{v[0], v[1]}
+		out[m] = modelUsage{tokens: [4]int64{v[0], v[1]}}
 	}
 	for m, v := range c.CacheTokensByModel() {
 		w := out[m]
-		w[2], w[3] = v[0], v[1]
+		w.tokens[2], w.tokens[3] = v[0], v[1]
 		out[m] = w
+	}
+	for _, f := range c.Files {
+		for _, l := range f.Lines {
+			if !l.Counted || l.Model == "" {
+				continue
+			}
+			p, ok := prices.Lookup("", l.Model)
+			if !ok {
+				continue // price_unknown: no dollars
+			}
+			w := out[l.Model]
+			w.cost += p.CostTokens(pricing.Tokens{Uncached: max(0, l.PromptTokens-l.CacheReadTokens-l.CacheWriteTokens),
+				Output: l.CompletionTokens, CacheRead: l.CacheReadTokens, CacheWrite: l.CacheWriteTokens, CacheWrite1h: l.CacheWrite1hTokens})
+			out[l.Model] = w
+		}
 	}
 	return out
 }
 
 // usageRows lists, sorted, the models of format in the journals or in Loki.
-func usageRows(format string, want map[string][4]int64, got map[[2]string][]float64) []string {
+func usageRows(format string, want map[string]modelUsage, got map[[2]string][]float64) []string {
 	var out []string
 	for m := range want {
 		out = append(out, m)
@@ -286,7 +330,7 @@ func trailLine(e lokiquery.Entry) string {
 	if e.Stream["event_type"] == "truncated_tail" {
 		detail += "  " + markerText(e.Line)
 	}
-	return strings.TrimRight(fmt.Sprintf("%-8s %-20s %s", seq, e.Stream["event_type"], detail), " ")
+	return strings.TrimRight(fmt.Sprintf("%-8s %-21s %s", seq, e.Stream["event_type"], detail), " ")
 }
 
 // markerText tells what a truncated_tail entry says (its line is

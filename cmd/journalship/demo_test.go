@@ -17,13 +17,14 @@ import (
 
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/journalship/journalship/pricing"
 )
 
 // TestDemo runs what `make run` runs against a real Loki (failing, not
 // skipping, without bin/loki when CI=true) and checks what landed and the
 // report: every format's lines are in Loki under its own format label,
 // each file detected by its root; each crashed file is marked; tokens by
-// format and model match the journals; every format has its event types,
+// format and model, and their dollars, match the journals; every format has its event types,
 // annotations and the audit trail of a crashed file in the report; and a
 // second ship is a no-op.
 func TestDemo(t *testing.T) {
@@ -65,9 +66,9 @@ func TestDemo(t *testing.T) {
 		assert.Positive(t, wantTails, "%s: the sample has a crash", name)
 		assert.Positive(t, summaries[name], "%s: finished files are summarized", name)
 		allLines, allTails, allSummaries = allLines+wantLines, allTails+wantTails, allSummaries+summaries[name]
-		models += len(wantUsage(smp.corpus))
-		if len(wantUsage(smp.corpus)) == 0 {
-			assert.Contains(t, s, fmt.Sprintf("   %-10s (no LLM usage in its records)", name))
+		models += len(wantUsage(smp.corpus, pricing.Default()))
+		if len(wantUsage(smp.corpus, pricing.Default())) == 0 {
+			assert.Contains(t, s, fmt.Sprintf("   %-*s (no LLM usage in its records)", nameWidth, name))
 		}
 		assert.Regexp(t, `\n   `+name+` +\S+ +\d+ +\S+ +\d+ +\S+ +\d+\n`, s, "%s: its event types", name)
 		assert.Contains(t, s, "audit trail of a crashed "+name+" "+smp.format.file+"   ")
@@ -78,8 +79,8 @@ func TestDemo(t *testing.T) {
 	assert.Len(t, marker.FindAllString(s, -1), len(d.samples), "each crashed file's trail shows the cut-off marker")
 	assert.NotContains(t, s, "MISMATCH")
 	assert.Equal(t, models, strings.Count(s, "   ok\n"), "each format's models, each checked")
-	assert.GreaterOrEqual(t, models, 6, "Cortex Plane's and Codelia's three models")
-	for _, kind := range []string{"seq_gap", "request_seq_gap", "status_disagrees"} {
+	assert.GreaterOrEqual(t, models, 8, "Cortex Plane's and Codelia's three models each, and Claude Code's")
+	for _, kind := range []string{"seq_gap", "request_seq_gap", "status_disagrees", "response_replayed"} {
 		assert.Contains(t, s, " "+kind+" ", "annotations of every format")
 	}
 }
@@ -129,6 +130,7 @@ func TestDemoFlags(t *testing.T) {
 	var help bytes.Buffer
 	assert.Zero(t, exitStatus(runDemo([]string{"--help"}, &help), io.Discard))
 	assert.Contains(t, help.String(), "DIR/codelia")
+	assert.Contains(t, help.String(), "DIR/claude/projects")
 
 	// A second demo into the same --dir would count the first's data again.
 	used := t.TempDir()

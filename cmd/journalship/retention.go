@@ -34,8 +34,10 @@ type retentionOpts struct {
 const retentionAbout = `Deletes journal files once every byte is in Loki and their job is over.
 A job directory's files go when the job is terminal and --post-terminal has
 passed since it finished; a run that is its own file (Codelia, OrbitMesh)
-goes when it ended --post-terminal ago; any file older than --max-age is a
-safety-net candidate. --root may list several roots (a node's formats each
+goes when it ended --post-terminal ago; a Claude Code session (its main
+transcript and the session directory beside it, together) goes
+--post-terminal after it went idle and quiet for --stale-after (it writes
+no end record); any file older than --max-age is a safety-net candidate. --root may list several roots (a node's formats each
 under their own), swept one after the other; each file is judged by the
 format the plugin gives it (--format, --format-roots). Either way a file is first finalized (its remaining lines and
 truncated-tail marker shipped) and deleted only when the ledger accounts

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"path"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 )
@@ -19,7 +21,7 @@ type sampleFormat struct {
 	name      string // the format label, as format/registry names it
 	unit      string // what one count of --jobs is (a Cortex Plane job, a Codelia run, ...)
 	units     string
-	file      string // what one file holds (a Cortex Plane session, a Codelia run, ...)
+	file      string // what one file holds (a Cortex Plane session, a Codelia run, a Claude Code transcript, ...)
 	demoRoot  string // the format's root under the demo's work directory
 	minFaults int    // the fewest units a corpus with every fault scenario needs
 	// generate returns n units starting at start, with the fault scenarios
@@ -30,7 +32,8 @@ type sampleFormat struct {
 	// restarted simulator never picks a name it already wrote.
 	seedWithStart bool
 	// writer is what a live writer writes one file after another: the
-	// files with the same key (a job's sessions, a session's runs).
+	// files with the same key (a job's sessions, a session's runs, a
+	// Claude Code session's main transcript and then its subagents').
 	writer func(sample.File) string
 	// place is the file's path under the root when its writer opens it at
 	// t (Cortex Plane and Codelia paths carry the start time or date).
@@ -50,6 +53,15 @@ var sampleFormats = []*sampleFormat{
 	{name: orbitmesh.FormatName, unit: "session", units: "sessions", file: "session", demoRoot: "orbitmesh", minFaults: orbitmesh.MinFaultSessions,
 		generate: generateOrbitMesh, seedWithStart: true, writer: func(f sample.File) string { return f.SessionID },
 		place: func(f sample.File, _ time.Time) string { return f.Rel }, stamp: stampTimes},
+	// A Claude Code session is its main transcript and its subagents'
+	// transcripts, all with its SessionID: one writer writes them in the
+	// corpus's order (the main transcript, then each subagent's), so a
+	// subagent file's state finds the main transcript complete when it
+	// starts. The sidecars in the session's directory (agent-<id>.meta.json)
+	// come once the session's last file is complete.
+	{name: claudecode.FormatName, unit: "session", units: "sessions", file: "transcript", demoRoot: "claude/projects", minFaults: claudecode.MinFaultSessions,
+		generate: generateClaudeCode, seedWithStart: true, writer: func(f sample.File) string { return f.SessionID },
+		place: func(f sample.File, _ time.Time) string { return f.Rel }, stamp: stampClaudeCode},
 }
 
 // lookupSampleFormat returns the sample format named name, or nil.
@@ -90,6 +102,12 @@ func generateCodelia(seed int64, n int, start time.Time, faults bool) (*sample.C
 func generateOrbitMesh(seed int64, n int, start time.Time, faults bool) (*sample.Corpus, error) {
 	return orbitmesh.Generate(orbitmesh.Config{Seed: seed, Sessions: n, Start: start.UTC(), Faults: faults,
 		Models: append([]string(nil), orbitmesh.DefaultModels...)})
+}
+
+// generateClaudeCode generates Claude Code sessions.
+func generateClaudeCode(seed int64, n int, start time.Time, faults bool) (*sample.Corpus, error) {
+	return claudecode.Generate(claudecode.Config{Seed: seed, Sessions: n, Start: start.UTC(), Faults: faults,
+		Models: append([]string(nil), claudecode.DefaultModels...)})
 }
 
 // placeCortex names a Cortex Plane session after the time it starts:
@@ -135,8 +153,52 @@ func stampTimes(line string, t time.Time) (string, time.Duration) {
 	if !ok {
 		return line, 0
 	}
+	return moveTimes(line, was, t)
+}
+
+// moveTimes moves every time in line by as much as its own time, was,
+// moves to t.
+func moveTimes(line string, was, t time.Time) (string, time.Duration) {
 	d := t.Truncate(time.Millisecond).Sub(was)
 	return shiftTimes(line, d), d
+}
+
+// stampClaudeCode sets a Claude Code line's own time (claudeCodeTime) to t
+// and moves every other time it holds by as much (the time of a subagent
+// message an agent_progress line embeds, a file backup's backupTime), as
+// stampTimes does. A line without a time of its own (summary, custom-title
+// and the other metadata lines) stays as it is.
+func stampClaudeCode(line string, t time.Time) (string, time.Duration) {
+	was, ok := claudeCodeTime(line)
+	if !ok {
+		return line, 0
+	}
+	return moveTimes(line, was, t)
+}
+
+// claudeCodeTime is a Claude Code line's own time: its top-level
+// timestamp, or a file-history-snapshot's snapshot.timestamp. Not the
+// first "timestamp" key of the line: an agent_progress line embeds the
+// subagent's message, with its time, before its own.
+func claudeCodeTime(line string) (time.Time, bool) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(line), &top); err != nil {
+		return timeAt(line, `"timestamp":"`) // not a JSON object: its first timestamp, if any
+	}
+	raw, ok := top["timestamp"]
+	if !ok {
+		var snap map[string]json.RawMessage
+		if json.Unmarshal(top["snapshot"], &snap) != nil {
+			return time.Time{}, false
+		}
+		raw = snap["timestamp"]
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(timestampLayout, s)
+	return t, err == nil
 }
 
 // timeAt parses the time after the first key in line (`"ts":"`).

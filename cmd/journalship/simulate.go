@@ -31,17 +31,27 @@ runs and sessions of a round, each format under its own root:
              (--jobs sessions a round; the snapshot and token index beside
              the log, <session_id>.json and .tokens.json, written when the
              log is complete)
+  claude-code
+             Claude Code transcripts under Claude Code's projects directory:
+             ROOT/<project>/<session>.jsonl and its subagents'
+             ROOT/<project>/<session>/subagents/agent-<id>.jsonl (a 2.0 CLI's:
+             ROOT/<project>/agent-<id>.jsonl) (--jobs sessions a round, a
+             session's main transcript, then its subagents' one after the
+             other; their agent-<id>.meta.json sidecars written when the
+             session's last transcript is complete; no end record: a
+             session is over once idle and quiet)
 
 Give the roots with --format-roots, in the syntax of the plugin's
 Format_Roots (one directory each): formats not named are not written.
 --dir DIR alone is --format-roots cortex=DIR. Writers follow each format's
 write protocol (whole lines with their newline, in the generator's order).
-Every --crash-every'th session (run) of a format dies mid-append: a partial
-last line, no end record, no snapshot. Content comes from internal/sample;
-times are the time of writing (a record's other times move with it, a
-Codelia run's date directory is its start's). Runs until interrupted;
---once writes one round, as fast as it can unless --interval is given,
-then exits.`
+Every --crash-every'th file of a format (session, run, transcript) dies
+mid-append: a partial last line, no end record, no snapshot. Content
+comes from internal/sample; times are the time of writing (a record's
+other times move with it, a Codelia run's date directory is its
+start's; a Claude Code line without a timestamp stays as written). Runs
+until interrupted; --once writes one round, as fast as it can unless
+--interval is given, then exits.`
 
 // simulateOpts are `journalship simulate`'s flags.
 type simulateOpts struct {
@@ -57,14 +67,14 @@ type simulateOpts struct {
 // parseSimulate parses and checks the flags; --help goes to w.
 func parseSimulate(args []string, w io.Writer) (simulateOpts, error) {
 	o := simulateOpts{}
-	c := newCommand("simulate", "journalship simulate --dir DIR | --format-roots cortex=DIR,codelia=DIR,orbitmesh=DIR [--interval 1s] [--seed N] [--crash-every N] [--jobs N] [--once]", simulateAbout)
+	c := newCommand("simulate", "journalship simulate --dir DIR | --format-roots cortex=DIR,codelia=DIR,orbitmesh=DIR,claude-code=DIR [--interval 1s] [--seed N] [--crash-every N] [--jobs N] [--once]", simulateAbout)
 	c.out = w
 	c.fs.StringVar(&o.dir, "dir", "", "Cortex Plane's root (created if missing): --format-roots cortex=DIR")
 	roots := c.fs.String("format-roots", "", "the root of each format to write, format=DIR,... ("+strings.Join(sampleFormatNames(), ", ")+"; the plugin's Format_Roots syntax, one DIR each); formats not named are not written")
 	c.fs.DurationVar(&o.interval, "interval", time.Second, "time between two appended lines (0: as fast as possible; with --once, 0 unless given)")
-	c.fs.Int64Var(&o.seed, "seed", 1, "seeds the content and the crash points (round r uses seed+r; Codelia and OrbitMesh also the round's start time, so a restart never reuses a file name)")
-	c.fs.IntVar(&o.crashEvery, "crash-every", 0, "every N-th session (run) of each format crashes mid-line (0: never)")
-	c.fs.IntVar(&o.jobs, "jobs", 4, "jobs (Cortex Plane), runs (Codelia) and sessions (OrbitMesh) a round, of each format written")
+	c.fs.Int64Var(&o.seed, "seed", 1, "seeds the content and the crash points (round r uses seed+r; Codelia, OrbitMesh and Claude Code also the round's start time, so a restart never reuses a file name)")
+	c.fs.IntVar(&o.crashEvery, "crash-every", 0, "every N-th file (session, run, transcript) of each format crashes mid-line (0: never)")
+	c.fs.IntVar(&o.jobs, "jobs", 4, "jobs (Cortex Plane), runs (Codelia) and sessions (OrbitMesh, Claude Code) a round, of each format written")
 	c.fs.BoolVar(&o.once, "once", false, "write one round, then exit")
 	if err := c.parse(args); err != nil {
 		return o, err
@@ -203,7 +213,7 @@ func (s *simulator) announce() {
 	}
 	crashes := "no crashes"
 	if s.opts.crashEvery > 0 {
-		crashes = fmt.Sprintf("every %d-th session (run) of a format crashes mid-append", s.opts.crashEvery)
+		crashes = fmt.Sprintf("every %d-th file of a format crashes mid-append", s.opts.crashEvery)
 	}
 	var what []string
 	for _, f := range s.formats {
@@ -344,7 +354,11 @@ func (s *simulator) report(l *liveSession) {
 		return
 	}
 	reason := l.src.EndReason
-	if reason == "" {
+	switch {
+	case reason != "":
+	case l.src.Lines[len(l.src.Lines)-1].State == "idle":
+		reason = "idle, no end record" // a Claude Code transcript: over once quiet
+	default:
 		reason = "left open"
 	}
 	fmt.Fprintf(s.log, "simulate: %s %s ended (%s), %d lines\n", l.format.name, l.rel, reason, l.next)

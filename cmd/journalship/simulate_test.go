@@ -320,7 +320,7 @@ func TestParseSimulate(t *testing.T) {
 	var help bytes.Buffer
 	_, err = parseSimulate([]string{"-h"}, &help)
 	assert.Zero(t, exitStatus(err, io.Discard), "help is not an error")
-	assert.Contains(t, help.String(), "Usage: journalship simulate --dir DIR | --format-roots cortex=DIR,codelia=DIR,orbitmesh=DIR")
+	assert.Contains(t, help.String(), "Usage: journalship simulate --dir DIR | --format-roots cortex=DIR,codelia=DIR,orbitmesh=DIR,claude-code=DIR")
 	for _, f := range sampleFormats {
 		assert.Contains(t, help.String(), f.name, "the help names every format")
 	}
@@ -337,9 +337,9 @@ func TestParseSimulate(t *testing.T) {
 // Format_Roots syntax, one directory per format; the formats it names are
 // written, the others not; --dir is Cortex Plane's root and may repeat it.
 func TestParseSimulateFormatRoots(t *testing.T) {
-	o, err := parseSimulate([]string{"--format-roots", "cortex=/data/sessions, codelia=/data/codelia/,orbitmesh=/data/orbitmesh"}, io.Discard)
+	o, err := parseSimulate([]string{"--format-roots", "cortex=/data/sessions, codelia=/data/codelia/,orbitmesh=/data/orbitmesh,claude-code=/data/claude/projects"}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"cortex": "/data/sessions", "codelia": "/data/codelia", "orbitmesh": "/data/orbitmesh"}, o.roots)
+	assert.Equal(t, map[string]string{"cortex": "/data/sessions", "codelia": "/data/codelia", "orbitmesh": "/data/orbitmesh", "claude-code": "/data/claude/projects"}, o.roots)
 	assert.Equal(t, "/data/sessions", o.dir, "Cortex Plane's root is --dir's")
 	assert.Equal(t, sampleFormatNames(), simulatedFormats(o), "every format, in the table's order")
 
@@ -348,6 +348,10 @@ func TestParseSimulateFormatRoots(t *testing.T) {
 	assert.Equal(t, map[string]string{"orbitmesh": "om"}, o.roots, "a relative root, as --dir may be")
 	assert.Empty(t, o.dir, "no Cortex Plane")
 	assert.Equal(t, []string{"orbitmesh"}, simulatedFormats(o))
+
+	o, err = parseSimulate([]string{"--format-roots=claude-code=/home/dev/.claude/projects,codelia=/c"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"codelia", "claude-code"}, simulatedFormats(o), "in the table's order")
 
 	o, err = parseSimulate([]string{"--dir=/d/", "--format-roots=cortex=/d,codelia=/c"}, io.Discard)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,7 +73,8 @@ func restamp(line string, t time.Time) string {
 }
 
 // liveWriter is an agent writing files one after the other: a Cortex
-// Plane job's sessions, a Codelia session's runs, an OrbitMesh session.
+// Plane job's sessions, a Codelia session's runs, an OrbitMesh session, a
+// Claude Code session's main transcript and then its subagents'.
 type liveWriter struct {
 	format *liveFormat
 	files  []sample.File     // files not yet started
@@ -81,8 +83,8 @@ type liveWriter struct {
 }
 
 // groupWriters splits a corpus into its writers, in the order their first
-// file comes in; a side file goes to the writer whose session it names
-// (<session_id>.json, <session_id>.tokens.json).
+// file comes in; a side file goes to the writer whose session it belongs
+// to (sideOf).
 func groupWriters(f *liveFormat, c *sample.Corpus) []*liveWriter {
 	var out []*liveWriter
 	byKey := map[string]*liveWriter{}
@@ -98,13 +100,25 @@ func groupWriters(f *liveFormat, c *sample.Corpus) []*liveWriter {
 	}
 	for _, side := range c.Side {
 		for _, w := range out {
-			if id := w.files[0].SessionID; id != "" && strings.HasPrefix(path.Base(side.Rel), id+".") {
+			if sideOf(side.Rel, w.files[0].SessionID) {
 				w.side = append(w.side, side)
 				break
 			}
 		}
 	}
 	return out
+}
+
+// sideOf tells whether the side file rel belongs to session id: it is
+// named after it (<session_id>.json, <session_id>.tokens.json) or lies in
+// a directory named after it (a Claude Code subagent's
+// <session>/subagents/agent-<id>.meta.json).
+func sideOf(rel, id string) bool {
+	if id == "" {
+		return false
+	}
+	dir, name := path.Split(rel)
+	return strings.HasPrefix(name, id+".") || slices.Contains(strings.Split(dir, "/"), id)
 }
 
 func (w *liveWriter) done() bool { return w.cur == nil && len(w.files) == 0 }
@@ -158,6 +172,8 @@ func (l *liveSession) append(now time.Time) (bool, error) {
 		return true, fmt.Errorf("simulate: %w", err)
 	}
 	l.next++
-	l.shift = shift
+	if shift != 0 { // a line without a time of its own moves nothing
+		l.shift = shift
+	}
 	return l.next == len(l.src.Lines), nil
 }

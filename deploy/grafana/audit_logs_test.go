@@ -112,13 +112,25 @@ func (w *world) timeline(sc scenario) func([]lokiquery.Entry) error {
 }
 
 // inFileOrder: within each session, entries whose times differ come in
-// file order, and the truncated_tail marker comes after every line. A torn
-// first line has no line before it to take its time from: it is stamped
-// when read (README, What lands in Loki), and has no place to check.
+// file order, and the truncated_tail marker comes after every line. Lines
+// without a time of their own before the file's first line with one (a
+// torn first line, a Claude Code transcript's opening summary lines) have
+// no line before them to take their time from: they are stamped when read
+// (README, What lands in Loki), and have no place to check.
 func (w *world) inFileOrder(es []lokiquery.Entry) error {
 	type last struct {
 		offset int64
 		at     lokiquery.Entry
+	}
+	firstTimed := map[string]int64{} // file → offset of its first line with a time of its own
+	for _, e := range es {
+		off, err := strconv.ParseInt(e.Metadata["byte_offset"], 10, 64)
+		if err != nil || strings.Contains(e.Metadata["annotations"], "timestamp_fallback") {
+			continue
+		}
+		if first, ok := firstTimed[e.Metadata["file"]]; !ok || off < first {
+			firstTimed[e.Metadata["file"]] = off
+		}
 	}
 	seen := map[string]last{}
 	for _, e := range es {
@@ -136,7 +148,7 @@ func (w *world) inFileOrder(es []lokiquery.Entry) error {
 		if err != nil {
 			return fmt.Errorf("entry without byte_offset: %.100q", e.Line)
 		}
-		if off == 0 && strings.Contains(e.Metadata["annotations"], "timestamp_fallback") {
+		if first, ok := firstTimed[file]; (!ok || off < first) && strings.Contains(e.Metadata["annotations"], "timestamp_fallback") {
 			continue
 		}
 		if prev, ok := seen[file]; ok && off < prev.offset && e.Time.After(prev.at.Time) {
@@ -151,10 +163,11 @@ func (w *world) inFileOrder(es []lokiquery.Entry) error {
 
 // llmCalls: each LLM response, "step N · model · P prompt (R cache read)
 // (W cache write) + C completion tokens · finish_reason · $cost · ⚠
-// annotations", with its cost metadata.
+// annotations" (the step where the line has one, the model where known),
+// with its cost metadata.
 func (w *world) llmCalls(sc scenario) func([]lokiquery.Entry) error {
 	wants := w.journalWants(sc, hasRole("llm_response"), func(f *fact, e lokiquery.Entry) error {
-		line := "step " + stepOf(f) + " · " + f.line.Model + " · " + usageText(f.line)
+		line := suffixed(prefixed("step ", stepOf(f)), " · ") + suffixed(f.line.Model, " · ") + usageText(f.line)
 		if r := f.str("finish_reason"); r != "" {
 			line += " · " + r
 		}
@@ -221,16 +234,22 @@ func metaIs(e lokiquery.Entry, name, want string) error {
 	return nil
 }
 
+// callsTool: a tool call or result, or an LLM response naming the tool
+// it calls (a Claude Code tool_use line).
+func callsTool(f *fact) bool {
+	return hasRole("tool_call", "tool_result")(f) || f.role == "llm_response" && f.toolName != ""
+}
+
 // toolCalls: "tool called: input" and "tool returned/FAILED code after N
 // ms: result" (the Cortex Plane parts when the line has them), failures
 // at level error.
 func (w *world) toolCalls(sc scenario) func([]lokiquery.Entry) error {
-	wants := w.journalWants(sc, hasRole("tool_call", "tool_result"), func(f *fact, e lokiquery.Entry) error {
-		name, invocation := toolOf(f.format, f.line, f.fields)
+	wants := w.journalWants(sc, callsTool, func(f *fact, e lokiquery.Entry) error {
+		name, invocation := f.toolName, f.invocation
 		line := name + " "
 		level := "info"
 		switch {
-		case f.role == "tool_call":
+		case f.role != "tool_result":
 			line += "called" + prefixed(": ", f.str("input_summary"))
 		case f.str("success") == "false":
 			line += "FAILED " + f.str("error_code")
@@ -256,6 +275,14 @@ func prefixed(prefix, s string) string {
 		return ""
 	}
 	return prefix + s
+}
+
+// suffixed is s+suffix, or "" when s is empty.
+func suffixed(s, suffix string) string {
+	if s == "" {
+		return ""
+	}
+	return s + suffix
 }
 
 // milestoneRoles are the roles of the "Starts, status, checkpoints,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 )
@@ -15,17 +16,19 @@ import (
 // The formats of the world, as the format label names them, each corpus
 // under the node's directory of the same name (as e2e's mixedCorpus).
 const (
-	cortexDir    = sample.FormatName // Cortex Plane: <root>/cortex/<job_id>/session_<ts>_<pod>.jsonl
-	codeliaDir   = "codelia"         // Codelia: <root>/codelia/sessions/YYYY/MM/DD/<run_id>.jsonl
-	orbitmeshDir = "orbitmesh"       // OrbitMesh: <root>/orbitmesh/sessions/<session_id>.messages.jsonl
+	cortexDir    = sample.FormatName     // Cortex Plane: <root>/cortex/<job_id>/session_<ts>_<pod>.jsonl
+	codeliaDir   = "codelia"             // Codelia: <root>/codelia/sessions/YYYY/MM/DD/<run_id>.jsonl
+	orbitmeshDir = "orbitmesh"           // OrbitMesh: <root>/orbitmesh/sessions/<session_id>.messages.jsonl
+	claudeDir    = claudecode.FormatName // Claude Code: <root>/claude-code/<project>/<session>.jsonl, <session>/subagents/agent-<agent>.jsonl
 )
 
 // formats are the format label values the world holds, sorted.
-var formats = []string{codeliaDir, cortexDir, orbitmeshDir}
+var formats = []string{claudeDir, codeliaDir, cortexDir, orbitmeshDir}
 
-// generateCorpora generates the three corpora from start and joins them
+// generateCorpora generates the four corpora from start and joins them
 // into one whose paths are relative to the node's root: Cortex Plane
-// first (job by job), then Codelia, then OrbitMesh.
+// first (job by job), then Codelia, then OrbitMesh, then Claude Code
+// (session by session, each main transcript before its subagents').
 func generateCorpora(start time.Time) (*sample.Corpus, error) {
 	ccfg := sample.DefaultConfig()
 	ccfg.Seed, ccfg.Jobs, ccfg.Start = corpusSeed, corpusJobs, start
@@ -33,6 +36,8 @@ func generateCorpora(start time.Time) (*sample.Corpus, error) {
 	dcfg.Seed, dcfg.Start = runsSeed, start
 	ocfg := orbitmesh.DefaultConfig()
 	ocfg.Seed, ocfg.Start = runsSeed, start
+	kcfg := claudecode.DefaultConfig()
+	kcfg.Seed, kcfg.Sessions, kcfg.Start = runsSeed, claudeSessions, start
 	out := &sample.Corpus{}
 	for _, part := range []struct {
 		dir string
@@ -41,6 +46,7 @@ func generateCorpora(start time.Time) (*sample.Corpus, error) {
 		{cortexDir, func() (*sample.Corpus, error) { return sample.Generate(ccfg) }},
 		{codeliaDir, func() (*sample.Corpus, error) { return codelia.Generate(dcfg) }},
 		{orbitmeshDir, func() (*sample.Corpus, error) { return orbitmesh.Generate(ocfg) }},
+		{claudeDir, func() (*sample.Corpus, error) { return claudecode.Generate(kcfg) }},
 	} {
 		c, err := part.gen()
 		if err != nil {
@@ -71,7 +77,8 @@ func corpusSpan(c *sample.Corpus, start time.Time) time.Duration {
 
 // fileUnit is what the dashboards call a file's job: its job_id (Cortex
 // Plane), else its session_id (a Codelia session's runs, an OrbitMesh
-// session), else its run_id (a Codelia run without a session).
+// session, a Claude Code session's transcripts), else its run_id (a
+// Codelia run without a session).
 func fileUnit(f *sample.File) string { return cmp.Or(f.JobID, f.SessionID, f.RunID) }
 
 // lineUnit is a line's job: as its file's, with the run_id the line
@@ -81,17 +88,35 @@ func lineUnit(f *sample.File, l sample.Line) string {
 }
 
 // synthSession is the session_id of the finalizer's entries of f (its
-// truncated_tail marker and file_summary): the session its lines state,
-// else its file name's (an OrbitMesh log has no session start line).
-func synthSession(f *sample.File) string { return f.SessionID }
+// truncated_tail marker and file_summary): the session its session start
+// line states, else its path's (an OrbitMesh log has no session start
+// line, nor has a Claude Code transcript). A Claude Code 2.0 agent file,
+// <project>/agent-<agent>.jsonl, names no session in its path: its
+// entries have none.
+func synthSession(f *sample.File) string {
+	if legacyAgentFile(f) {
+		return ""
+	}
+	return f.SessionID
+}
 
 // synthRun is the run_id of the finalizer's entries of f: the one its path
-// names (a Codelia file's name).
+// names (a Codelia file's name, a Claude Code subagent's or agent file's
+// agent).
 func synthRun(f *sample.File) string {
-	if f.Format == codeliaDir {
+	switch f.Format {
+	case codeliaDir:
 		return strings.TrimSuffix(path.Base(f.Rel), ".jsonl")
+	case claudeDir:
+		return f.AgentID
 	}
 	return ""
+}
+
+// legacyAgentFile: a Claude Code subagent transcript as a 2.0 CLI wrote
+// it, beside the main transcripts (<project>/agent-<agent>.jsonl).
+func legacyAgentFile(f *sample.File) bool {
+	return f.Format == claudeDir && f.AgentID != "" && path.Base(path.Dir(f.Rel)) != "subagents"
 }
 
 // synthUnit is the job of the finalizer's entries of f.
@@ -131,7 +156,7 @@ func (w *world) assign() {
 }
 
 // units are the jobs of a format's files (Cortex Plane jobs, Codelia
-// sessions or runs, OrbitMesh sessions), in order.
+// sessions or runs, OrbitMesh and Claude Code sessions), in order.
 func (w *world) units(format string) []string {
 	var out []string
 	for i := range w.corpus.Files {

@@ -8,8 +8,8 @@
 // references, template variables and data links against datasources.yaml,
 // and then run every query of every panel and variable against a real Loki
 // and a real Prometheus holding generated corpora of journals of every
-// format (Cortex Plane, Codelia, OrbitMesh) shipped by journalship itself,
-// interpolating Grafana's variables as Grafana does, and compare each
-// answer with the numbers computed independently from the corpora's ground
-// truth and the test's price table. See README.md.
+// format (Cortex Plane, Codelia, OrbitMesh, Claude Code) shipped by
+// journalship itself, interpolating Grafana's variables as Grafana does,
+// and compare each answer with the numbers computed independently from
+// the corpora's ground truth and the test's price table. See README.md.
 package grafana

@@ -92,7 +92,7 @@ func sessionsOfTheJob() map[string]expectFunc {
 	return map[string]expectFunc{
 		"A": func(w *world, sc scenario) want {
 			return want{by: []string{"session_id", "pod", "agent_id"}, values: w.count(inJob(sc),
-				func(f *fact) string { return key(f.file.SessionID, f.file.Pod, f.file.AgentID) })}
+				func(f *fact) string { return key(f.file.SessionID, f.file.Pod, f.agent) })}
 		},
 		"B": func(w *world, sc scenario) want {
 			return want{by: []string{"session_id", "end_reason"}, values: w.count(and(inJob(sc), hasRole("session_end")),

@@ -19,7 +19,7 @@ func costExpectations() map[string]expectFunc {
 			return want{by: by, values: nonZero(w.sum(and(pred, sc.formatOK), keyOf, val)), tol: tol}
 		}
 	}
-	byFormatAgent := func(f *fact) string { return key(f.format, f.file.AgentID) }
+	byFormatAgent := func(f *fact) string { return key(f.format, f.agent) }
 	out := map[string]expectFunc{
 		k("Spend (Loki)", "A"): loki(priced, none, dollars, nil, dollarTol),
 		k("Spend of the selected tenants (Prometheus)", "A"): func(w *world, sc scenario) want {
@@ -88,8 +88,6 @@ func tokenRates(w *world, sc scenario) want {
 }
 
 func byTenant(f *fact) string { return f.tenant }
-
-func byAgent(f *fact) string { return f.file.AgentID }
 
 func tenantSelected(sc scenario) func(*fact) bool {
 	return func(f *fact) bool { return sc.selected("tenant", f.tenant) }

@@ -27,6 +27,9 @@ type priceEntry struct {
 	// written to the cache; nil: the input price.
 	CacheRead  *float64 `yaml:"cache_read_usd_per_million"`
 	CacheWrite *float64 `yaml:"cache_write_usd_per_million"`
+	// CacheWrite1h: the price of the cache writes to a one-hour cache
+	// (Claude Code tells them apart); nil: the cache write price.
+	CacheWrite1h *float64 `yaml:"cache_write_1h_usd_per_million"`
 }
 
 // pricesFile is the test's price table.
@@ -87,11 +90,15 @@ func lookupIn(entries map[string]priceEntry, model string) (string, priceEntry, 
 
 // cost is the dollars of a response at e: prompt (the whole prompt, cache
 // reads and writes included) and completion tokens, each part of the
-// prompt at its own price.
-func (e priceEntry) cost(prompt, completion, cacheRead, cacheWrite int64) float64 {
+// prompt at its own price, the one-hour part of the cache writes
+// (cacheWrite1h, within cacheWrite) at the one-hour price.
+func (e priceEntry) cost(prompt, completion, cacheRead, cacheWrite, cacheWrite1h int64) float64 {
 	uncached := max(0, prompt-cacheRead-cacheWrite)
+	long := min(max(cacheWrite1h, 0), cacheWrite)
+	write := orPrice(e.CacheWrite, e.Input)
 	return (float64(uncached)*e.Input + float64(completion)*e.Output +
-		float64(cacheRead)*orPrice(e.CacheRead, e.Input) + float64(cacheWrite)*orPrice(e.CacheWrite, e.Input)) / 1e6
+		float64(cacheRead)*orPrice(e.CacheRead, e.Input) + float64(cacheWrite-long)*write +
+		float64(long)*orPrice(e.CacheWrite1h, write)) / 1e6
 }
 
 // orPrice is *p, or fallback when the table states no price.

@@ -115,13 +115,14 @@ func (w *world) scenarios(uid string, scrape time.Duration) []scenario {
 // formatSelections are the Format selections every dashboard is viewed
 // with besides All: each format alone, and two at once.
 func formatSelections() [][]string {
-	return [][]string{{cortexDir}, {codeliaDir}, {orbitmeshDir}, {codeliaDir, orbitmeshDir}}
+	return [][]string{{cortexDir}, {codeliaDir}, {orbitmeshDir}, {claudeDir}, {codeliaDir, orbitmeshDir}}
 }
 
 // auditScenarios: the audit trail opened on Cortex Plane jobs (the four
 // with faults and two clean ones, one crashed session alone), on every
-// Codelia and OrbitMesh job (sessions, a run without a session), and with
-// one format selected: its own jobs only, another format's job empty.
+// Codelia, OrbitMesh and Claude Code job (sessions, a run without a
+// session), and with one format selected: its own jobs only, another
+// format's job empty.
 func (w *world) auditScenarios(with func(string, map[string][]string) scenario) []scenario {
 	job := func(j, session string, node, format []string) map[string][]string {
 		return map[string][]string{"job": {j}, "session": {session}, "node": node, "format": format}
@@ -132,7 +133,7 @@ func (w *world) auditScenarios(with func(string, map[string][]string) scenario) 
 	}
 	crashed := w.crashedFile()
 	out = append(out, with("crashed-session", job(crashed.JobID, crashed.SessionID, []string{"node-a"}, nil)))
-	for _, f := range []string{codeliaDir, orbitmeshDir} {
+	for _, f := range []string{codeliaDir, orbitmeshDir, claudeDir} {
 		for i, u := range w.units(f) {
 			out = append(out, with(fmt.Sprintf("%s%02d", f, i), job(u, ".*", nil, nil)))
 		}

@@ -38,8 +38,18 @@ var orbitmeshRoles = map[string]string{
 	"token.minted":   "other", "token.consumed": "other", "token.revoked": "other", "token.expired": "other",
 }
 
+// claudeRoles: docs/formats/claude-code.md, section 5 (event_type values,
+// Roles); user and system lines are refined in roleOf.
+var claudeRoles = map[string]string{
+	"user": "message", "assistant": "llm_response", "system": "status", "progress": "other", "attachment": "other",
+	"summary": "other", "file-history-snapshot": "checkpoint", "queue-operation": "other",
+	"custom-title": "other", "ai-title": "other", "agent-name": "other", "last-prompt": "other", "pr-link": "other",
+	"permission-mode": "other", "agent-setting": "other", "bridge-session": "other", "worktree-state": "other",
+	"result": "session_end", "stream_event": "other",
+}
+
 // rolesOf are each format's known types and their roles.
-var rolesOf = map[string]map[string]string{cortexDir: cortexRoles, codeliaDir: codeliaRoles, orbitmeshDir: orbitmeshRoles}
+var rolesOf = map[string]map[string]string{cortexDir: cortexRoles, codeliaDir: codeliaRoles, orbitmeshDir: orbitmeshRoles, claudeDir: claudeRoles}
 
 // known tells whether typ is one of the format's types.
 func known(format, typ string) bool {
@@ -49,7 +59,10 @@ func known(format, typ string) bool {
 
 // roleOf is the role a line ships: none when corrupt, "other" for a type
 // the format does not know, and a Codelia agent.event is a tool call when
-// its event.type is tool_call.
+// its event.type is tool_call; a Claude Code user line with a tool_result
+// block is a tool result, a system line an error (api_error), a
+// checkpoint (compact_boundary, microcompact_boundary) or a session start
+// (a stream-json init).
 func roleOf(format string, l sample.Line, fields map[string]any) string {
 	switch {
 	case l.Corrupt:
@@ -58,8 +71,46 @@ func roleOf(format string, l sample.Line, fields map[string]any) string {
 		return "other"
 	case format == codeliaDir && l.Type == "agent.event" && jsonText(nested(fields, "event", "type")) == "tool_call":
 		return "tool_call"
+	case format == claudeDir && l.Type == "user" && slices.ContainsFunc(blocks(fields), isBlock("tool_result")):
+		return "tool_result"
+	case format == claudeDir && l.Type == "system":
+		switch sub := jsonText(fields["subtype"]); {
+		case sub == "api_error":
+			return "error"
+		case sub == "compact_boundary" || sub == "microcompact_boundary":
+			return "checkpoint"
+		case sub == "init" && streamJSON(fields):
+			return "session_start"
+		}
 	}
 	return rolesOf[format][l.Type]
+}
+
+// blocks are a Claude Code user or assistant line's content blocks, up to
+// the first element that is not an object.
+func blocks(fields map[string]any) []map[string]any {
+	arr, _ := nested(fields, "message", "content").([]any)
+	var out []map[string]any
+	for _, v := range arr {
+		b, ok := v.(map[string]any)
+		if !ok {
+			break
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func isBlock(typ string) func(map[string]any) bool {
+	return func(b map[string]any) bool { return b["type"] == typ }
+}
+
+// streamJSON: a Claude Code line of the stream-json dialect (session_id,
+// no sessionId).
+func streamJSON(fields map[string]any) bool {
+	_, snake := fields["session_id"].(string)
+	_, camel := fields["sessionId"]
+	return snake && !camel
 }
 
 // endReasonOf is the end_reason a line ships: how a line that ends a
@@ -87,19 +138,68 @@ func endReasonOf(format string, l sample.Line, fields map[string]any) string {
 		if r, ok := strings.CutPrefix(l.Type, "run."); ok && orbitmeshRoles[l.Type] == "session_end" && !slices.Contains(l.Expect, "duplicate_interrupt") {
 			return r
 		}
+	case claudeDir:
+		// Only a headless run's result ends anything (its subtype); a
+		// transcript writes no end line.
+		if l.Type == "result" {
+			return jsonText(fields["subtype"])
+		}
 	}
 	return ""
 }
 
 // toolOf is the tool_name and invocation_id of a tool call or result.
-func toolOf(format string, l sample.Line, fields map[string]any) (name, invocation string) {
+// issued holds the names of the Claude Code tool_use ids issued before the
+// line in its file: an assistant line names its first tool_use (and
+// issues every one), a user line the first tool_result's tool_use_id and
+// the name of the tool_use it answers.
+func toolOf(format string, l sample.Line, fields map[string]any, issued map[string]string) (name, invocation string) {
 	switch {
 	case format == codeliaDir && l.Type == "agent.event":
 		return jsonText(nested(fields, "event", "tool")), jsonText(nested(fields, "event", "tool_call_id"))
 	case format == codeliaDir:
 		return jsonText(fields["tool"]), jsonText(fields["tool_call_id"])
+	case format == claudeDir && l.Corrupt:
+		return "", ""
+	case format == claudeDir && l.Type == "assistant":
+		first := true
+		for _, b := range blocks(fields) {
+			if b["type"] != "tool_use" {
+				continue
+			}
+			id, _ := b["id"].(string)
+			n, _ := b["name"].(string)
+			if first {
+				name, invocation, first = n, id, false
+			}
+			if id != "" {
+				issued[id] = n
+			}
+		}
+		return name, invocation
+	case format == claudeDir && l.Type == "user":
+		for _, b := range blocks(fields) {
+			if id, ok := b["tool_use_id"].(string); ok && b["type"] == "tool_result" {
+				return issued[id], id
+			}
+		}
+		return "", ""
+	case format == claudeDir:
+		return "", ""
 	}
 	return jsonText(fields["tool_name"]), jsonText(fields["invocation_id"])
+}
+
+// agentOf is the agent_id a line ships: a Claude Code conversation line's
+// own agentId, else its file's agent (docs/formats/claude-code.md, Model
+// and ids).
+func agentOf(format string, l sample.Line, fields map[string]any, file *sample.File) string {
+	if format == claudeDir && !l.Corrupt && slices.Contains([]string{"user", "assistant", "system", "progress", "attachment"}, l.Type) {
+		if id, ok := fields["agentId"].(string); ok && id != "" {
+			return id
+		}
+	}
+	return file.AgentID
 }
 
 // nested reads a value under an object path of a decoded line.

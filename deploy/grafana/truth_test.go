@@ -33,6 +33,9 @@ type fact struct {
 	costModel  string         // price-table entry, "" when not priced
 	cost       float64        // dollars, when costModel is set
 	fields     map[string]any // the line's JSON object; nil when corrupt
+	toolName   string         // the tool_name metadata
+	invocation string         // the invocation_id metadata
+	agent      string         // the agent_id metadata
 }
 
 func (f *fact) has(kind string) bool {
@@ -65,15 +68,18 @@ func buildFacts(c *sample.Corpus, prices *priceTable, tenantOf, nodeOf func(*sam
 	for fi := range c.Files {
 		f := &c.Files[fi]
 		highest := int64(-1)
+		issued := map[string]string{} // tool_use id → tool name, in the file so far
 		for _, l := range f.Lines {
 			fc := fact{file: f, line: l, format: f.Format, unit: lineUnit(f, l), tenant: tenantOf(f), node: nodeOf(f), shipped: len(l.Text) <= maxLine}
 			fc.fields = decodeObject(l.Text)
 			fc.eventType, fc.outcome = classify(f.Format, l)
 			fc.role, fc.endReason = roleOf(f.Format, l, fc.fields), endReasonOf(f.Format, l, fc.fields)
+			fc.toolName, fc.invocation = toolOf(f.Format, l, fc.fields, issued)
+			fc.agent = agentOf(f.Format, l, fc.fields, f)
 			kinds, h := annotationKinds(f.Format, l, highest)
 			highest = h
 			fc.readGaps()
-			if l.Corrupt && !readableTimestamp(f.Format, fc.fields) {
+			if timestampFallback(f.Format, l, fc.fields) {
 				kinds = append(kinds, "timestamp_fallback")
 			}
 			kinds = append(kinds, fc.price(prices)...)
@@ -121,7 +127,7 @@ func (fc *fact) price(prices *priceTable) (kinds []string) {
 	if !ok {
 		return []string{"price_unknown"}
 	}
-	fc.costModel, fc.cost = name, e.cost(l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens)
+	fc.costModel, fc.cost = name, e.cost(l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens, l.CacheWrite1hTokens)
 	return nil
 }
 
@@ -183,14 +189,35 @@ func decodeObject(text string) map[string]any {
 	return m
 }
 
-// readableTimestamp: the object has its format's time (Cortex Plane's
-// timestamp, the others' ts) as a string in RFC 3339.
-func readableTimestamp(format string, m map[string]any) bool {
-	k := "ts"
-	if format == cortexDir {
-		k = "timestamp"
+// timestampFallback: the line has no time of its own, and the pipeline
+// places it by the line before it (timestamp_fallback). A corrupt line of
+// Cortex Plane, Codelia or OrbitMesh keeps a time it states readably; a
+// Claude Code line has a time only when it is not corrupt and states one:
+// summary lines, the metadata types and corrupt lines have none
+// (docs/formats/claude-code.md, Model and ids).
+func timestampFallback(format string, l sample.Line, fields map[string]any) bool {
+	if format == claudeDir {
+		return l.Corrupt || !readableTimestamp(format, fields)
 	}
-	s, ok := m[k].(string)
+	return l.Corrupt && !readableTimestamp(format, fields)
+}
+
+// readableTimestamp: the object has its format's time (Cortex Plane's and
+// Claude Code's timestamp, a Claude Code file-history-snapshot's
+// snapshot.timestamp, the others' ts) as a string in RFC 3339.
+func readableTimestamp(format string, m map[string]any) bool {
+	switch format {
+	case cortexDir:
+		return rfc3339(m["timestamp"])
+	case claudeDir:
+		return m["type"] == "file-history-snapshot" && rfc3339(nested(m, "snapshot", "timestamp")) || rfc3339(m["timestamp"])
+	}
+	return rfc3339(m["ts"])
+}
+
+// rfc3339: v is a string holding an RFC 3339 time.
+func rfc3339(v any) bool {
+	s, ok := v.(string)
 	if !ok {
 		return false
 	}

@@ -16,8 +16,8 @@ import (
 )
 
 // The world the dashboards are checked against: generated corpora of
-// every journal format (Cortex Plane, Codelia, OrbitMesh) with every
-// fault, written to disk each under its own root, shipped by two output
+// every journal format (Cortex Plane, Codelia, OrbitMesh, Claude Code)
+// with every fault, written to disk each under its own root, shipped by two output
 // instances (tenant acme on node-a, the default tenant on node-b, the
 // test's price table) through a proxy that fails the first two pushes (a
 // 503, then a 429), finalized, swept by the retention agent, in a real
@@ -25,7 +25,8 @@ import (
 const (
 	corpusSeed     = 7    // the Cortex Plane corpus
 	corpusJobs     = 12   // its jobs
-	runsSeed       = 5    // the Codelia and OrbitMesh corpora: no line of theirs over Max_Line_Bytes
+	runsSeed       = 5    // the Codelia, OrbitMesh and Claude Code corpora: no line of theirs over Max_Line_Bytes
+	claudeSessions = 6    // the Claude Code corpus's sessions: its five fault sessions and a clean one
 	maxLineBytes   = 4096 // Max_Line_Bytes: the corpus's longest results are dead-lettered
 	tenantAcme     = "acme"
 	tenantDefault  = "default" // the tenant label when Tenant_ID is empty
@@ -78,7 +79,7 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-// generate writes the three corpora under their roots and assigns every
+// generate writes the four corpora under their roots and assigns every
 // file its tenant and node.
 func (w *world) generate(t *testing.T) {
 	// Two hours ago: inside Loki's window, and no corpus (< 1 h here) makes
