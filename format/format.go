@@ -97,6 +97,16 @@ type SessionDir interface {
 	SessionDir(path string) (dir string, ok bool)
 }
 
+// Withdrawer is implemented by a State that counts something once per
+// file across lines (Claude Code's usage per response): the pipeline
+// calls Withdraw right after judging a line it will not ship (longer than
+// it may send), so that what the line counted is counted by a later line
+// instead of nowhere.
+type Withdrawer interface {
+	// Withdraw undoes what the last judged line counted.
+	Withdraw()
+}
+
 // QuietEnd is implemented by a format whose runtime writes no end record
 // (Claude Code): State.Over then says the session is idle, and the session
 // is over only once its files stayed unchanged for the finalizer's

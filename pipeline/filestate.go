@@ -46,6 +46,9 @@ type fileState struct {
 	// a run, kept in step with st (an all-lines state): what a line stating
 	// the run's cost is compared with.
 	runCost float64
+	// runUnpriced: a response of the current run could not be priced, so
+	// runCost is no sum to compare a stated cost with.
+	runUnpriced bool
 
 	lastTS   time.Time // the last event time seen, the fallback for lines without one
 	lastUsed uint64

@@ -125,7 +125,7 @@ func (p *Pipeline) followState(w *work, f *fileState, j format.Judge, path strin
 	if f.st != nil && f.stateEnd >= 0 && (f.stateEnd == r.Offset || f.stateEnd+1 == r.Offset) {
 		return // in step (allowing the \r Fluent Bit strips from a CRLF line)
 	}
-	f.st, f.stateEnd, f.runCost = p.newState(f, path), -1, 0
+	f.st, f.stateEnd, f.runCost, f.runUnpriced = p.newState(f, path), -1, 0, false
 	if r.Offset == 0 {
 		f.stateEnd = 0
 		return
@@ -139,11 +139,15 @@ func (p *Pipeline) followState(w *work, f *fileState, j format.Judge, path strin
 		if ev.Role == format.RoleSessionStart {
 			p.learnSession(f, &ev)
 		}
-		// The run's cost so far, as judgeLine would have summed it.
+		// The run's cost so far, as judgeLine would have summed it; a line
+		// too long to ship counted nothing there.
 		it = item{}
 		if ev.Role == format.RoleLLMResponse && len(ev.Model) > 0 && ev.Usage.Has && ev.Outcome == integrity.Valid {
 			it.model, it.usage = p.models.get(ev.Model), ev.Usage
 			p.price(&it)
+		}
+		if len(line) > p.cfg.MaxLineBytes {
+			p.withdraw(f, &it)
 		}
 		p.accrue(f, &ev, &it)
 	})
@@ -246,6 +250,9 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev 
 	}
 	it.missing = jd.Missing()
 	p.attributeModel(w, f, j, i)
+	if r.Cut > 0 || lineLen(r) > int64(p.cfg.MaxLineBytes) {
+		p.withdraw(f, it) // dead-lettered below: it counts nothing
+	}
 	p.accrue(f, ev, it)
 	switch n := lineLen(r); {
 	case r.Cut > 0:
@@ -373,10 +380,13 @@ func (p *Pipeline) accrue(f *fileState, ev *format.Event, it *item) {
 	inStep := f.format.Scope() == format.ScopeAllLines && f.st != nil
 	if inStep {
 		f.runCost += it.cost
+		// A response with usage journalship could not price (no table, an
+		// unknown model): the run's computed cost is incomplete.
+		f.runUnpriced = f.runUnpriced || it.usage.Has && it.costModel == ""
 	}
 	if ev.HasCost && ev.Outcome != integrity.Corrupt {
 		it.stated, it.hasStated = ev.CostUSD, true
-		if inStep && ev.Ends {
+		if inStep && ev.Ends && !f.runUnpriced {
 			it.runCost = f.runCost
 			if d := math.Abs(ev.CostUSD - f.runCost); d > costFloor && d > costTolerance*math.Max(ev.CostUSD, f.runCost) {
 				it.annots |= aCostDisagrees
@@ -384,6 +394,18 @@ func (p *Pipeline) accrue(f *fileState, ev *format.Event, it *item) {
 		}
 	}
 	if ev.Ends {
-		f.runCost = 0
+		f.runCost, f.runUnpriced = 0, false
 	}
+}
+
+// withdraw undoes what a line the pipeline will not ship counted: its
+// format state's count (format.Withdrawer: a later line of the same
+// response then ships the usage) and the line's own usage and cost.
+func (p *Pipeline) withdraw(f *fileState, it *item) {
+	wd, ok := f.st.(format.Withdrawer)
+	if !ok {
+		return
+	}
+	wd.Withdraw()
+	it.usage, it.cost, it.costModel = format.Usage{}, 0, ""
 }

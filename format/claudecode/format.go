@@ -104,6 +104,11 @@ const (
 	// NoteResponseReplayed: the response was counted elsewhere (the main
 	// transcript, or this file under another requestId).
 	NoteResponseReplayed = "response_replayed"
+	// NoteUsageUnverified: an assistant line judged without its file's
+	// state (the state could not be rebuilt: a file past the replay bound
+	// after a restart, or gone): its usage is not shipped, since nothing
+	// tells what its response's other lines already counted.
+	NoteUsageUnverified = "usage_unverified"
 	// NoteUnknownStopReason: a stop_reason journalship does not know;
 	// detail: the value.
 	NoteUnknownStopReason = "unknown_stop_reason"
@@ -114,7 +119,7 @@ const (
 
 var annotations = []string{NoteParentMissing, NoteUUIDRepeat, NoteToolResultWithoutCall,
 	NoteSessionIDMismatch, NoteAgentIDMismatch, NoteUsageRegression, NoteResponseReplayed,
-	NoteUnknownStopReason, NoteContinuityUnverified}
+	NoteUsageUnverified, NoteUnknownStopReason, NoteContinuityUnverified}
 
 // Annotations implements format.Format.
 func (*Format) Annotations() []string { return append([]string(nil), annotations...) }

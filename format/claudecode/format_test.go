@@ -41,7 +41,7 @@ func TestDescription(t *testing.T) {
 	f.EventTypes()[0] = "changed"
 	assert.Equal(t, "user", f.EventTypes()[0], "callers get a copy")
 	assert.Equal(t, []string{"parent_missing", "uuid_repeat", "tool_result_without_call", "session_id_mismatch",
-		"agent_id_mismatch", "usage_regression", "response_replayed", "unknown_stop_reason",
+		"agent_id_mismatch", "usage_regression", "response_replayed", "usage_unverified", "unknown_stop_reason",
 		"continuity_unverified"}, f.Annotations())
 	f.Annotations()[0] = "changed"
 	assert.Equal(t, "parent_missing", f.Annotations()[0])

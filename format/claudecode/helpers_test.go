@@ -175,11 +175,21 @@ func judgeAll(st *State, f *Format, lines ...string) []format.Event {
 	return out
 }
 
-// judgeOne judges a line without state.
+// judgeOne judges a line alone: with a fresh state that judges no
+// continuity (as if the lines before it were unknown), so that only the
+// line's own verdicts show. judgeStateless judges it without any state.
 func judgeOne(line string) format.Event {
+	st := New().NewState(format.Path{}).(*State)
+	st.uuidsFull, st.toolsFull, st.lostNoted = true, true, true
+	return judgeWith(line, st)
+}
+
+func judgeStateless(line string) format.Event { return judgeWith(line, nil) }
+
+func judgeWith(line string, st format.State) format.Event {
 	var a integrity.Arena
 	var ev format.Event
-	New().NewJudge().Judge([]byte(line), nil, &a, &ev)
+	New().NewJudge().Judge([]byte(line), st, &a, &ev)
 	ev.Violations = slices.Clone(ev.Violations)
 	return ev
 }

@@ -48,6 +48,14 @@ type State struct {
 	untracked int64      // unanswered tool_use ids past maxOpenTools
 
 	responses     map[uint64]counted  // usage counted per message.id hash
+	// last is what the last judged line counted, for Withdraw: its
+	// response and the response's counted usage before it (had: the
+	// response was counted before).
+	last struct {
+		h        uint64
+		before   counted
+		had, set bool
+	}
 	mainResponses map[uint64]struct{} // message.id hashes of the main transcript (Load)
 	lostNoted     bool                // continuity_unverified was annotated
 
@@ -253,4 +261,20 @@ func (s *State) findOpen(h uint64) int {
 		}
 	}
 	return -1
+}
+
+// Withdraw implements format.Withdrawer: the last judged line will not be
+// shipped (too long to send), so what it counted of its response's usage
+// is forgotten, and the response's next line ships it.
+func (s *State) Withdraw() {
+	l := s.last
+	s.last.set = false
+	if !l.set {
+		return
+	}
+	if l.had {
+		s.responses[l.h] = l.before
+	} else {
+		delete(s.responses, l.h)
+	}
 }

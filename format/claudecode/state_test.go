@@ -304,11 +304,45 @@ func TestOneHourCacheDeltas(t *testing.T) {
 	assert.Empty(t, notes(&evs[1]))
 }
 
+// TestUsageWithoutState: judged without its file's state (the pipeline
+// could not rebuild it), a line cannot tell what its response's other
+// lines counted: it ships no usage and says so, never the whole usage of
+// every split line (2 lines of one response would count it twice).
 func TestUsageWithoutState(t *testing.T) {
 	for i := range 2 {
-		ev := judgeOne(response(i, "m", "r", 3, 10, 0, 0))
-		assert.Equal(t, format.Usage{Input: 3, Output: 10, Has: true}, ev.Usage, "judged alone, each line ships its whole usage")
+		ev := judgeStateless(response(i, "m", "r", 3, 10, 0, 0))
+		assert.False(t, ev.Usage.Has, "no usage without the state")
+		assert.Equal(t, []string{"usage_unverified"}, notes(&ev))
+		assert.NotEmpty(t, ev.Model, "the response is still read")
 	}
+}
+
+// TestWithdraw: a line the pipeline will not ship (too long) gives back
+// what it counted, and the response's next line ships it; withdrawing
+// twice, or after a line that counted nothing, changes nothing.
+func TestWithdraw(t *testing.T) {
+	f := New()
+	p, _ := f.Claim(mainPath)
+	st := f.NewState(p).(*State)
+	evs := judgeAll(st, f, response(1, "m", "r", 3, 300, 100, 1000))
+	assert.Equal(t, int64(300), evs[0].Usage.Output)
+	st.Withdraw()
+	st.Withdraw()
+	evs = judgeAll(st, f, response(2, "m", "r", 3, 310, 100, 1000))
+	assert.Equal(t, format.Usage{Input: 1103, Output: 310, CacheRead: 1000, CacheWrite: 100, Has: true}, evs[0].Usage,
+		"the whole usage: the withdrawn line counted nothing")
+	// A later line that grows the response, withdrawn: the growth comes
+	// back with the line after it.
+	evs = judgeAll(st, f, response(3, "m", "r", 3, 320, 100, 1000))
+	assert.Equal(t, int64(10), evs[0].Usage.Output)
+	st.Withdraw()
+	evs = judgeAll(st, f, response(4, "m", "r", 3, 330, 100, 1000))
+	assert.Equal(t, format.Usage{Output: 20, Has: true}, evs[0].Usage)
+	// After a line that counted nothing (a user line), nothing to undo.
+	judgeAll(st, f, response(5, "m", "r", 3, 330, 100, 1000))
+	st.Withdraw()
+	evs = judgeAll(st, f, response(6, "m", "r", 3, 330, 100, 1000))
+	assert.False(t, evs[0].Usage.Has, "the response stays counted at 330")
 }
 
 func TestEmbeddedProgressUsageIsNeverRead(t *testing.T) {

@@ -68,8 +68,13 @@ func count(c *integrity.Capture, id int) int64 {
 // nothing: schema-invalid ones (they do not advance the counted usage
 // either), <synthetic> ones, a fork's copies (another session's lines) and
 // replays (a response counted in the main transcript, or in this file
-// under another requestId). Without a state the line's whole usage ships.
+// under another requestId). Without a state nothing tells which part of
+// the line's usage its response's other lines already counted: the line
+// ships none, annotated usage_unverified (its own usage is in its text).
 func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
+	if s != nil {
+		s.last.set = false
+	}
 	if f.t != tAssistant || f.synthetic || ev.Outcome != integrity.Valid {
 		return
 	}
@@ -78,7 +83,7 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 		return
 	}
 	if s == nil {
-		ev.Usage = u
+		ev.Note(NoteUsageUnverified, nil)
 		return
 	}
 	if f.copy {
@@ -96,6 +101,7 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 		req = hash(r) | 1 // never 0
 	}
 	prev, found := s.responses[h]
+	s.last.h, s.last.before, s.last.had, s.last.set = h, prev, found, true
 	if !found {
 		if len(s.responses) < s.max {
 			if s.responses == nil {
@@ -107,6 +113,7 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 		return
 	}
 	if prev.req != 0 && req != 0 && prev.req != req {
+		s.last.set = false
 		ev.Note(NoteResponseReplayed, nil)
 		return
 	}
