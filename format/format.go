@@ -107,6 +107,15 @@ type Withdrawer interface {
 	Withdraw()
 }
 
+// Refuser is implemented by a format that knows paths which are never its
+// journals whatever their first line says (another runtime's files that
+// look alike, beside its own): content detection does not pick it for
+// them.
+type Refuser interface {
+	// Refuses tells whether path is never one of the format's journals.
+	Refuses(path string) bool
+}
+
 // QuietEnd is implemented by a format whose runtime writes no end record
 // (Claude Code): State.Over then says the session is idle, and the session
 // is over only once its files stayed unchanged for the finalizer's

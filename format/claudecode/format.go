@@ -32,7 +32,8 @@ type Config struct {
 	// transcript's), the tool_use ids, the responses counted (message.id)
 	// and the main transcript's responses. Past it continuity is no longer
 	// judged (continuity_unverified) and a new response ships its whole
-	// usage. Default 1<<20.
+	// usage. Default 1<<17 (131072: a session of that many lines is a
+	// transcript of about 256 MiB; about 25 MiB of state at worst).
 	MaxTrackedIDs int
 	// MaxMainScan bounds the bytes of the session's main transcript a
 	// subagent file's state reads (SideFiles.Load) to learn the responses
@@ -42,7 +43,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{MaxTrackedIDs: 1 << 20, MaxMainScan: 256 << 20}
+	return Config{MaxTrackedIDs: 1 << 17, MaxMainScan: 256 << 20}
 }
 
 // Validate reports a configuration that cannot work.

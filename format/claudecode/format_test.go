@@ -18,7 +18,7 @@ var (
 
 func TestConfig(t *testing.T) {
 	require.NoError(t, DefaultConfig().Validate())
-	assert.Equal(t, Config{MaxTrackedIDs: 1 << 20, MaxMainScan: 256 << 20}, DefaultConfig())
+	assert.Equal(t, Config{MaxTrackedIDs: 1 << 17, MaxMainScan: 256 << 20}, DefaultConfig())
 	for _, bad := range []Config{
 		{MaxTrackedIDs: 0},
 		{MaxTrackedIDs: 1, MaxMainScan: -1},

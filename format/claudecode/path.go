@@ -164,3 +164,20 @@ func (*Format) SessionDir(path string) (string, bool) {
 // record; a session is over once idle and quiet (docs/formats/claude-code.md,
 // When a session is over).
 func (*Format) EndsQuietly() {}
+
+// Refuses implements format.Refuser: files Claude Code never writes as a
+// transcript, whatever their first line (a Go pkg/session store's
+// transcript.jsonl starts with an SDK system line, as a stream-json
+// capture does): the pkg/session journals, sidecars, stored tool outputs
+// and memory files.
+func (*Format) Refuses(path string) bool {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	n := len(parts)
+	switch base := parts[n-1]; {
+	case base == "messages.jsonl" || base == "transcript.jsonl", strings.HasSuffix(base, ".meta.json"):
+		return true
+	case n >= 2 && excludedDir(parts[n-2]), n >= 3 && excludedDir(parts[n-3]):
+		return true
+	}
+	return false
+}

@@ -117,3 +117,19 @@ func TestMainTranscript(t *testing.T) {
 		assert.False(t, ok, p)
 	}
 }
+
+func TestRefuses(t *testing.T) {
+	f := New()
+	for _, p := range []string{
+		root + "/" + project + "/sessions/" + sessionID + "/transcript.jsonl",
+		"/var/goat/sessions/s-1/messages.jsonl",
+		root + "/" + project + "/" + sessionID + "/subagents/agent-a7f3e21.meta.json",
+		root + "/" + project + "/" + sessionID + "/tool-results/toolu_01.jsonl",
+		root + "/" + project + "/memory/notes.jsonl",
+	} {
+		assert.True(t, f.Refuses(p), p)
+	}
+	for _, p := range []string{mainPath, agentPath, "/srv/captures/nightly/run-1.jsonl", "x.jsonl"} {
+		assert.False(t, f.Refuses(p), p)
+	}
+}

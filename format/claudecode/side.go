@@ -48,24 +48,38 @@ func (s *State) Load(journalPath string) {
 	r := bufio.NewReaderSize(io.LimitReader(f, s.maxScan), 64<<10)
 	var c integrity.Capture
 	var long []byte // a line longer than the reader's buffer
+	skip := false   // the current line outgrew maxSideLine: skipped
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, chunk...)
+			if !skip {
+				long = append(long, chunk...)
+				if skip = len(long) > maxSideLine; skip {
+					long = long[:0]
+				}
+			}
 			continue
 		}
 		if err != nil {
 			return // the end, or a last line without its newline: not whole
 		}
+		skip = skip || len(long)+len(chunk)-1 > maxSideLine
 		line := chunk
-		if len(long) > 0 {
+		if len(long) > 0 && !skip {
 			long = append(long, chunk...)
 			line = long
 		}
-		s.learnMain(&c, line[:len(line)-1])
-		long = long[:0]
+		if !skip {
+			s.learnMain(&c, line[:len(line)-1])
+		}
+		long, skip = long[:0], false
 	}
 }
+
+// maxSideLine bounds the main transcript line Load buffers: a longer one
+// (a pasted image) is skipped, so one hostile line cannot take the memory
+// of its whole size.
+const maxSideLine = 16 << 20
 
 // learnMain remembers a main transcript line's uuid and, for an assistant
 // line, its response.

@@ -424,6 +424,13 @@ func TestLoadIsDefensive(t *testing.T) {
 		assert.Contains(t, st.mainResponses, hash([]byte("msg_long")))
 		assert.NotContains(t, st.mainResponses, hash([]byte("msg_torn")), "not whole")
 	})
+	t.Run("a line over maxSideLine is skipped, not buffered whole", func(t *testing.T) {
+		huge := strings.Replace(response(3, "msg_huge", "r", 1, 1, 0, 0), `"text":"Done."`, `"text":"`+strings.Repeat("x", maxSideLine+1)+`"`, 1)
+		main := huge + "\n" + response(4, "msg_after", "r", 1, 1, 0, 0) + "\n"
+		st := loaded(t, f, writeLayout(t, main))
+		assert.NotContains(t, st.mainResponses, hash([]byte("msg_huge")))
+		assert.Contains(t, st.mainResponses, hash([]byte("msg_after")), "the next line is read")
+	})
 	t.Run("MaxMainScan", func(t *testing.T) {
 		main := response(2, "msg_a", "r", 1, 1, 0, 0) + "\n" + response(3, "msg_b", "r", 1, 1, 0, 0) + "\n"
 		path := writeLayout(t, main)

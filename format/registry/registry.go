@@ -208,6 +208,9 @@ func (r *Registry) Detect(path string, first []byte) Detection {
 	}
 	if first != nil {
 		for _, f := range r.formats {
+			if rf, ok := f.(format.Refuser); ok && rf.Refuses(path) {
+				continue
+			}
 			if f.Sniff(first) {
 				// Outside the format's layout: what the path still says, and
 				// that it is not the layout.

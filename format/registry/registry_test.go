@@ -90,3 +90,24 @@ func TestParseRoots(t *testing.T) {
 	_, err = ParseRoots("=/x")
 	assert.Error(t, err)
 }
+
+// TestRefusedPathsAreNotSniffed: a Go pkg/session store's transcript.jsonl
+// starts with an SDK system line that a Claude Code stream-json capture
+// starts with too; Claude Code refuses the path, with or without its root,
+// so content detection never takes it for a capture.
+func TestRefusedPathsAreNotSniffed(t *testing.T) {
+	first := []byte(`{"type":"system","subtype":"init","session_id":"0c0c","model":"claude-sonnet-4-5-20250929","cwd":"/app","tools":[]}`)
+	for _, roots := range []map[string][]string{{}, {"claude-code": {"/home/u/.claude/projects"}}} {
+		cfg := DefaultConfig()
+		cfg.Roots = roots
+		r, err := New(cfg)
+		require.NoError(t, err)
+		d := r.Detect("/home/u/.claude/projects/-home-dev-app/sessions/0c0c/transcript.jsonl", first)
+		assert.NotEqual(t, "claude-code", d.Format.Name(), "roots %v", roots)
+		d = r.Detect("/home/u/.claude/projects/captures/run-1.jsonl", first)
+		assert.Equal(t, "claude-code", d.Format.Name(), "a capture elsewhere is still found by its content")
+		if len(roots) > 0 {
+			assert.Empty(t, d.Path.Problem, "under the format's root")
+		}
+	}
+}
