@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 	"github.com/stretchr/testify/require"
 )
@@ -67,37 +68,13 @@ func benchSession(turns int) [][]byte {
 	return lines
 }
 
-func totalBytes(lines [][]byte) int {
-	total := 0
-	for _, l := range lines {
-		total += len(l)
-	}
-	return total
-}
-
 // BenchmarkJudge judges a session's lines, one per op, with the file's
 // state: it must allocate nothing once the buffers have grown.
 func BenchmarkJudge(b *testing.B) {
 	lines := benchSession(50)
 	f := New()
 	p, _ := f.Claim(mainPath)
-	j, st := f.NewJudge(), f.NewState(p)
-	a := integrity.NewArena(1 << 16)
-	var ev format.Event
-	for _, l := range lines { // grow the buffers once
-		a.Reset(1 << 16)
-		j.Judge(l, st, a, &ev)
-	}
-	b.SetBytes(int64(totalBytes(lines) / len(lines)))
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		a.Reset(1 << 16)
-		j.Judge(lines[i], st, a, &ev)
-		if i++; i == len(lines) {
-			i = 0
-		}
-	}
+	formattest.BenchJudge(b, f.NewJudge(), f.NewState(p), lines)
 }
 
 // BenchmarkJudgeLongLine judges a 50 KB tool result: the values the judge
@@ -127,7 +104,7 @@ func BenchmarkState(b *testing.B) {
 	j := f.NewJudge()
 	a := integrity.NewArena(1 << 16)
 	var ev format.Event
-	b.SetBytes(int64(totalBytes(lines)))
+	b.SetBytes(int64(formattest.TotalBytes(lines)))
 	b.ReportAllocs()
 	for b.Loop() {
 		st := f.NewState(p)
@@ -148,8 +125,8 @@ func TestBenchSessionIsClean(t *testing.T) {
 	}
 	evs, st := run(t, New(), mainPath, ls...)
 	for i, ev := range evs {
-		require.Equal(t, integrity.Valid, ev.Outcome, "line %d: %v", i+1, violations(&ev))
-		require.Zero(t, ev.NoteCount, "line %d: %v", i+1, notes(&ev))
+		require.Equal(t, integrity.Valid, ev.Outcome, "line %d: %v", i+1, formattest.Violations(&ev))
+		require.Zero(t, ev.NoteCount, "line %d: %v", i+1, formattest.Notes(&ev))
 	}
 	require.Nil(t, st.Open())
 	require.Equal(t, StateThinking, st.Derived())

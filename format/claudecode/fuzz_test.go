@@ -2,44 +2,14 @@ package claudecode
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 )
-
-// corruptOracle tells with encoding/json whether a line is corrupt: not
-// valid UTF-8, not JSON, not an object, or its first "type" member is not
-// a string (encoding/json itself keeps the last duplicate).
-func corruptOracle(line []byte) bool {
-	if !utf8.Valid(line) || !json.Valid(line) {
-		return true
-	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return true
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return true
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return true
-		}
-		if key == "type" {
-			return v[0] != '"'
-		}
-	}
-	return true
-}
 
 func FuzzJudge(f *testing.F) {
 	for _, l := range valid {
@@ -48,14 +18,7 @@ func FuzzJudge(f *testing.F) {
 	for _, l := range stream {
 		f.Add([]byte(l))
 	}
-	files, _ := filepath.Glob("testdata/*.jsonl")
-	for _, file := range files {
-		data, _ := os.ReadFile(file)
-		f.Add(data)
-		for l := range bytes.SplitSeq(data, []byte("\n")) {
-			f.Add(l)
-		}
-	}
+	formattest.AddFiles(f, "testdata/*.jsonl")
 	f.Add([]byte(`{"type":1,"t\u0079pe":"user"}`))
 	f.Add([]byte(`{"type":"user","message":{"role":"user","content":"\u005b\ud83d\ude00Request"}}`))
 	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a"} , 3, {"type":"text"}]}}`))
@@ -68,33 +31,15 @@ func FuzzJudge(f *testing.F) {
 		a := integrity.NewArena(1 << 10)
 		var ev format.Event
 		check := func(line []byte) {
-			if got, want := ev.Outcome == integrity.Corrupt, corruptOracle(line); got != want {
+			if got, want := ev.Outcome == integrity.Corrupt, formattest.CorruptOracle(line, "type"); got != want {
 				t.Fatalf("corrupt=%t (%q), encoding/json says %t: %q", got, ev.CorruptReason, want, line)
 			}
-			switch ev.Outcome {
-			case integrity.Corrupt:
-				if ev.CorruptReason == "" || ev.EventType != "" || ev.NoteCount != 0 || len(ev.Violations) != 0 || ev.State != "" {
-					t.Fatalf("corrupt line keeps what was learned: %+v", ev)
-				}
-			case integrity.SchemaInvalid:
-				if len(ev.Violations) == 0 {
-					t.Fatal("schema_invalid without violations")
-				}
-				if ev.Usage.Has {
-					t.Fatal("a schema-invalid line ships usage")
-				}
-			default:
-				if len(ev.Violations) != 0 {
-					t.Fatalf("valid with violations %v", ev.Violations)
-				}
+			formattest.CheckEvent(t, &ev, known, kinds)
+			if ev.Outcome == integrity.Corrupt && ev.State != "" {
+				t.Fatalf("corrupt line keeps what was learned: %+v", ev)
 			}
-			if ev.EventType != "" && !slices.Contains(known, ev.EventType) {
-				t.Fatalf("event_type %q", ev.EventType)
-			}
-			for _, n := range ev.Notes[:ev.NoteCount] {
-				if !slices.Contains(kinds, n.Kind) {
-					t.Fatalf("note %q not in Annotations()", n.Kind)
-				}
+			if ev.Outcome == integrity.SchemaInvalid && ev.Usage.Has {
+				t.Fatal("a schema-invalid line ships usage")
 			}
 			if u := ev.Usage; u.Has && (ev.EventType != "assistant" || u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 || u.CacheWrite1h < 0) {
 				t.Fatalf("usage %+v on %q", u, ev.EventType)

@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/journalship/journalship/format"
-	"github.com/journalship/journalship/integrity"
-	"github.com/stretchr/testify/assert"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -25,6 +23,9 @@ type golden struct {
 	path string
 	main string
 }
+
+// style is how the golden files render an event.
+var style = formattest.Style{CacheWrite1h: true, EndReason: true, Cost: "cost_usd", CostAfterEnd: true}
 
 var goldenFiles = map[string]golden{
 	"spec-example.jsonl":    {path: mainPath},
@@ -55,12 +56,7 @@ func TestGolden(t *testing.T) {
 			require.True(t, ok, "add %s to goldenFiles", file)
 			got := renderFile(t, g, data)
 			out := strings.TrimSuffix(file, ".jsonl") + ".golden"
-			if *update {
-				require.NoError(t, os.WriteFile(out, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(out)
-			require.NoError(t, err, "run go test ./format/claudecode -update")
-			assert.Equal(t, string(want), got)
+			formattest.Golden(t, out, got, *update, "run go test ./format/claudecode -update")
 		})
 	}
 }
@@ -95,83 +91,7 @@ func renderFile(t *testing.T, g golden, data []byte) string {
 		st.(format.SideFiles).Load(local)
 		fmt.Fprintf(&b, "main transcript %s loaded\n", g.main)
 	}
-	j := f.NewJudge()
-	a := integrity.NewArena(1 << 12)
-	var ev format.Event
-	lines := bytes.Split(data, []byte("\n"))
-	for i, l := range lines {
-		last := i == len(lines)-1
-		if last && len(l) == 0 {
-			break
-		}
-		a.Reset(1 << 12)
-		j.Judge(l, st, a, &ev)
-		tail := ""
-		if last {
-			tail = " (torn tail)"
-		}
-		fmt.Fprintf(&b, "%d%s: %s\n", i+1, tail, render(&ev))
-	}
-	over, terminal := st.Over()
-	fmt.Fprintf(&b, "over=%t terminal=%t derived=%q\n", over, terminal, st.Derived())
-	for _, o := range st.Open() {
-		fmt.Fprintf(&b, "open: %s\n", o)
-	}
-	return b.String()
-}
-
-// render is a readable form of the neutral event; unset fields are left
-// out.
-func render(ev *format.Event) string {
-	var b strings.Builder
-	b.WriteString(ev.Outcome.String())
-	if ev.Outcome == integrity.Corrupt {
-		fmt.Fprintf(&b, " reason=%q", ev.CorruptReason)
-		return b.String()
-	}
-	typ := ev.EventType
-	if typ == "" {
-		typ = "other(" + string(ev.TypeName) + ")"
-	}
-	fmt.Fprintf(&b, " type=%s role=%s", typ, ev.Role)
-	for _, fl := range []struct {
-		f    format.Flags
-		name string
-	}{{format.UnknownType, "unknown_type"}, {format.DuplicateKey, "duplicate_key"}, {format.SavesCheckpoint, "saves_checkpoint"}} {
-		if ev.Flags&fl.f != 0 {
-			b.WriteString(" " + fl.name)
-		}
-	}
-	if ev.HasTime {
-		b.WriteString(" time=" + ev.Time.UTC().Format(time.RFC3339Nano))
-	}
-	for _, s := range []struct {
-		k string
-		v []byte
-	}{{"session", ev.SessionID}, {"agent", ev.AgentID}, {"model", ev.Model}, {"tool", ev.ToolName},
-		{"call", ev.ToolCallID}, {"checkpoint", ev.CheckpointID}} {
-		if len(s.v) > 0 {
-			fmt.Fprintf(&b, " %s=%s", s.k, s.v)
-		}
-	}
-	if u := ev.Usage; u.Has {
-		fmt.Fprintf(&b, " usage=in:%d,out:%d,cache_read:%d,cache_write:%d,cache_write_1h:%d", u.Input, u.Output, u.CacheRead, u.CacheWrite, u.CacheWrite1h)
-	}
-	if n := notes(ev); len(n) > 0 {
-		b.WriteString(" notes=" + strings.Join(n, ","))
-	}
-	if v := violations(ev); len(v) > 0 {
-		b.WriteString(" violations=[" + strings.Join(v, "; ") + "]")
-	}
-	if ev.Ends {
-		fmt.Fprintf(&b, " ends terminal=%t end_reason=%s", ev.Terminal, ev.EndReason)
-	}
-	if ev.HasCost {
-		fmt.Fprintf(&b, " cost_usd=%g", ev.CostUSD)
-	}
-	if ev.State != "" {
-		b.WriteString(" state=" + ev.State)
-	}
+	formattest.JudgeFile(&b, f.NewJudge(), st, data, style)
 	return b.String()
 }
 

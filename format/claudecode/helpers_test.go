@@ -3,13 +3,10 @@ package claudecode
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/journalship/journalship/format"
-	"github.com/journalship/journalship/integrity"
-	"github.com/stretchr/testify/require"
+	"github.com/journalship/journalship/format/formattest"
 )
 
 const (
@@ -63,35 +60,6 @@ var stream = map[string]string{
 	"assistant": `{"type":"assistant","message":{"id":"msg_01S","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929",` +
 		`"content":[{"type":"text","text":"Hi."}],"stop_reason":"end_turn",` + usageJSON + `},"parent_tool_use_id":null,"session_id":"` + sessionID + `"}`,
 	"user": `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]},"parent_tool_use_id":null,"session_id":"` + sessionID + `"}`,
-}
-
-// del is the value with that mutate removes a field.
-var del = &struct{}{}
-
-// mutate sets (or, with del, removes) the dotted path of a JSON object
-// line, creating objects on the way.
-func mutate(t testing.TB, line, path string, v any) string {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal([]byte(line), &m))
-	keys := strings.Split(path, ".")
-	o := m
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := o[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			o[k] = next
-		}
-		o = next
-	}
-	if v == del {
-		delete(o, keys[len(keys)-1])
-	} else {
-		o[keys[len(keys)-1]] = v
-	}
-	b, err := json.Marshal(m)
-	require.NoError(t, err)
-	return string(b)
 }
 
 // line builds a transcript line of type typ with the envelope (session
@@ -162,17 +130,7 @@ func run(t testing.TB, f *Format, path string, lines ...string) ([]format.Event,
 }
 
 func judgeAll(st *State, f *Format, lines ...string) []format.Event {
-	j := f.NewJudge()
-	a := integrity.NewArena(1 << 16)
-	out := make([]format.Event, 0, len(lines))
-	var ev format.Event
-	for _, l := range lines {
-		j.Judge([]byte(l), st, a, &ev)
-		e := ev
-		e.Violations = slices.Clone(ev.Violations)
-		out = append(out, e)
-	}
-	return out
+	return formattest.JudgeLines(f.NewJudge(), st, lines...)
 }
 
 // judgeOne judges a line alone: with a fresh state that judges no
@@ -187,33 +145,7 @@ func judgeOne(line string) format.Event {
 func judgeStateless(line string) format.Event { return judgeWith(line, nil) }
 
 func judgeWith(line string, st format.State) format.Event {
-	var a integrity.Arena
-	var ev format.Event
-	New().NewJudge().Judge([]byte(line), st, &a, &ev)
-	ev.Violations = slices.Clone(ev.Violations)
-	return ev
-}
-
-// notes renders a line's notes as "kind(detail)".
-func notes(ev *format.Event) []string {
-	var out []string
-	for _, n := range ev.Notes[:ev.NoteCount] {
-		if n.Detail != nil {
-			out = append(out, fmt.Sprintf("%s(%s)", n.Kind, n.Detail))
-		} else {
-			out = append(out, n.Kind)
-		}
-	}
-	return out
-}
-
-// violations renders a line's violations as "field: reason".
-func violations(ev *format.Event) []string {
-	var out []string
-	for _, v := range ev.Violations {
-		out = append(out, v.Field+": "+v.Reason)
-	}
-	return out
+	return formattest.JudgeLine(New().NewJudge(), st, line)
 }
 
 // states lists the events' derived states.

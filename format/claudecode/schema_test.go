@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 	"github.com/stretchr/testify/assert"
 )
@@ -20,13 +21,13 @@ func TestEachTypeValid(t *testing.T) {
 	for _, typ := range New().EventTypes() {
 		t.Run(typ, func(t *testing.T) {
 			ev := judgeOne(valid[typ])
-			assert.Equal(t, integrity.Valid, ev.Outcome, violations(&ev))
+			assert.Equal(t, integrity.Valid, ev.Outcome, formattest.Violations(&ev))
 			assert.Equal(t, typ, ev.EventType)
 			assert.Nil(t, ev.TypeName, "the type name is only kept for unknown types")
 			assert.Equal(t, wantRole[typ], ev.Role) // RoleOther when not listed
 			assert.Equal(t, timed[typ], ev.HasTime)
 			assert.Zero(t, ev.Flags&^format.SavesCheckpoint)
-			assert.Zero(t, ev.NoteCount, notes(&ev))
+			assert.Zero(t, ev.NoteCount, formattest.Notes(&ev))
 			if typ != "summary" && typ != "file-history-snapshot" {
 				assert.Equal(t, sessionID, string(ev.SessionID))
 			}
@@ -34,7 +35,7 @@ func TestEachTypeValid(t *testing.T) {
 	}
 	for typ, l := range stream {
 		ev := judgeOne(l)
-		assert.Equal(t, integrity.Valid, ev.Outcome, "stream-json %s: %v", typ, violations(&ev))
+		assert.Equal(t, integrity.Valid, ev.Outcome, "stream-json %s: %v", typ, formattest.Violations(&ev))
 		assert.False(t, ev.HasTime, "stream-json %s has no time", typ)
 		assert.Equal(t, sessionID, string(ev.SessionID))
 	}
@@ -61,9 +62,9 @@ func TestRequiredFieldMissing(t *testing.T) {
 	for typ, fields := range required {
 		for _, field := range fields {
 			t.Run(typ+"/"+field, func(t *testing.T) {
-				ev := judgeOne(mutate(t, valid[typ], field, del))
+				ev := judgeOne(formattest.Mutate(t, valid[typ], field, formattest.Del))
 				assert.Equal(t, integrity.SchemaInvalid, ev.Outcome)
-				assert.Equal(t, []string{field + ": required field missing"}, violations(&ev))
+				assert.Equal(t, []string{field + ": required field missing"}, formattest.Violations(&ev))
 				assert.Equal(t, typ, ev.EventType)
 			})
 		}
@@ -72,8 +73,8 @@ func TestRequiredFieldMissing(t *testing.T) {
 		{"system", "session_id"}, {"assistant", "session_id"}, {"assistant", "message.id"}, {"user", "message.content"},
 	} {
 		// The file's first line decided the dialect.
-		evs, _ := run(t, New(), "/srv/captures/x/run.jsonl", stream["user"], mutate(t, stream[c.typ], c.field, del))
-		assert.Equal(t, []string{c.field + ": required field missing"}, violations(&evs[1]), "stream-json %s", c.typ)
+		evs, _ := run(t, New(), "/srv/captures/x/run.jsonl", stream["user"], formattest.Mutate(t, stream[c.typ], c.field, formattest.Del))
+		assert.Equal(t, []string{c.field + ": required field missing"}, formattest.Violations(&evs[1]), "stream-json %s", c.typ)
 	}
 }
 
@@ -86,12 +87,12 @@ func TestOptionalFieldsMayBeLeftOut(t *testing.T) {
 		{"system", "logicalParentUuid"}, {"file-history-snapshot", "snapshot.timestamp"}, {"file-history-snapshot", "isSnapshotUpdate"},
 		{"result", "total_cost_usd"}, {"pr-link", "timestamp"}, {"stream_event", "session_id"},
 	} {
-		ev := judgeOne(mutate(t, valid[c.typ], c.field, del))
-		assert.Equal(t, integrity.Valid, ev.Outcome, "%s without %s: %v", c.typ, c.field, violations(&ev))
+		ev := judgeOne(formattest.Mutate(t, valid[c.typ], c.field, formattest.Del))
+		assert.Equal(t, integrity.Valid, ev.Outcome, "%s without %s: %v", c.typ, c.field, formattest.Violations(&ev))
 	}
 	for _, c := range []struct{ typ, field string }{{"assistant", "parent_tool_use_id"}, {"user", "parent_tool_use_id"}, {"system", "model"}} {
-		ev := judgeOne(mutate(t, stream[c.typ], c.field, del))
-		assert.Equal(t, integrity.Valid, ev.Outcome, "stream-json %s without %s: %v", c.typ, c.field, violations(&ev))
+		ev := judgeOne(formattest.Mutate(t, stream[c.typ], c.field, formattest.Del))
+		assert.Equal(t, integrity.Valid, ev.Outcome, "stream-json %s without %s: %v", c.typ, c.field, formattest.Violations(&ev))
 	}
 }
 
@@ -99,10 +100,10 @@ func TestNullWhereAllowed(t *testing.T) {
 	for _, c := range []struct{ typ, field string }{
 		{"user", "parentUuid"}, {"assistant", "message.stop_reason"}, {"system", "logicalParentUuid"},
 	} {
-		ev := judgeOne(mutate(t, valid[c.typ], c.field, nil))
-		assert.Equal(t, integrity.Valid, ev.Outcome, "%s %s null: %v", c.typ, c.field, violations(&ev))
+		ev := judgeOne(formattest.Mutate(t, valid[c.typ], c.field, nil))
+		assert.Equal(t, integrity.Valid, ev.Outcome, "%s %s null: %v", c.typ, c.field, formattest.Violations(&ev))
 	}
-	ev := judgeOne(mutate(t, stream["assistant"], "parent_tool_use_id", nil))
+	ev := judgeOne(formattest.Mutate(t, stream["assistant"], "parent_tool_use_id", nil))
 	assert.Equal(t, integrity.Valid, ev.Outcome)
 }
 
@@ -155,18 +156,18 @@ func TestWrongTypes(t *testing.T) {
 		{"result", "session_id", 1, "must be a string"},
 		{"stream_event", "event", []any{}, "must be an object"},
 	} {
-		ev := judgeOne(mutate(t, valid[c.typ], c.field, c.value))
+		ev := judgeOne(formattest.Mutate(t, valid[c.typ], c.field, c.value))
 		assert.Equal(t, integrity.SchemaInvalid, ev.Outcome, "%s %s=%v", c.typ, c.field, c.value)
-		assert.Equal(t, []string{c.field + ": " + c.want}, violations(&ev), "%s %s=%v", c.typ, c.field, c.value)
+		assert.Equal(t, []string{c.field + ": " + c.want}, formattest.Violations(&ev), "%s %s=%v", c.typ, c.field, c.value)
 	}
 }
 
 func TestIntegersAsJSONSchemaCountsThem(t *testing.T) {
 	ev := judgeOne(strings.Replace(valid["assistant"], `"output_tokens":8`, `"output_tokens":8.0`, 1))
-	assert.Equal(t, integrity.Valid, ev.Outcome, violations(&ev))
+	assert.Equal(t, integrity.Valid, ev.Outcome, formattest.Violations(&ev))
 	assert.Equal(t, int64(8), ev.Usage.Output)
 	ev = judgeOne(strings.Replace(valid["assistant"], `"output_tokens":8`, `"output_tokens":8e0`, 1))
-	assert.Equal(t, integrity.Valid, ev.Outcome, violations(&ev))
+	assert.Equal(t, integrity.Valid, ev.Outcome, formattest.Violations(&ev))
 }
 
 func TestContentBlocks(t *testing.T) {
@@ -191,7 +192,7 @@ func TestContentBlocks(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ev := judgeOne(reply(uid(2), uid(1), "msg_1", "req_1", c.blocks, "null", usageOf(1, 1, 0, 0)))
-			assert.Equal(t, c.want, violations(&ev))
+			assert.Equal(t, c.want, formattest.Violations(&ev))
 			if c.want == nil {
 				assert.Equal(t, integrity.Valid, ev.Outcome)
 			}
@@ -207,7 +208,7 @@ func TestContentBlocks(t *testing.T) {
 		{"image and text", `{"type":"image","source":{"type":"base64","data":"AAAA"}},{"type":"text","text":"look"}`, nil},
 	} {
 		ev := judgeOne(userBlocks(uid(2), uid(1), c.blocks))
-		assert.Equal(t, c.want, violations(&ev), c.name)
+		assert.Equal(t, c.want, formattest.Violations(&ev), c.name)
 	}
 	ev := judgeOne(reply(uid(2), uid(1), "msg_1", "req_1", `{"type":"tool_use","i\u0064":"toolu_\u0041","name":"B\u0061sh"}`, "null", ""))
 	assert.Equal(t, "toolu_A", string(ev.ToolCallID), "escaped values are decoded")
@@ -224,7 +225,7 @@ func TestDuplicateKeys(t *testing.T) {
 		ev := judgeOne(c.line)
 		assert.Equal(t, integrity.SchemaInvalid, ev.Outcome)
 		assert.NotZero(t, ev.Flags&format.DuplicateKey)
-		assert.Equal(t, []string{c.want + ": duplicate key"}, violations(&ev))
+		assert.Equal(t, []string{c.want + ": duplicate key"}, formattest.Violations(&ev))
 	}
 	ev := judgeOne(strings.Replace(valid["user"], `"cwd":"/home/dev/app"`, `"cwd":"a","cwd":"b"`, 1))
 	assert.Equal(t, integrity.Valid, ev.Outcome, "a field journalship does not read may repeat")
@@ -266,22 +267,22 @@ func TestUnknownTypesAndFieldsPass(t *testing.T) {
 	assert.Equal(t, integrity.Valid, ev.Outcome, "an unknown type is not judged")
 	assert.False(t, ev.HasTime)
 
-	ev = judgeOne(mutate(t, valid["assistant"], "message.future", map[string]any{"a": []any{1, "b"}}))
+	ev = judgeOne(formattest.Mutate(t, valid["assistant"], "message.future", map[string]any{"a": []any{1, "b"}}))
 	assert.Equal(t, integrity.Valid, ev.Outcome)
-	ev = judgeOne(mutate(t, valid["system"], "subtype", "never_seen_before"))
+	ev = judgeOne(formattest.Mutate(t, valid["system"], "subtype", "never_seen_before"))
 	assert.Equal(t, integrity.Valid, ev.Outcome)
 	assert.Equal(t, format.RoleStatus, ev.Role)
-	ev = judgeOne(mutate(t, valid["result"], "subtype", "error_new_kind"))
+	ev = judgeOne(formattest.Mutate(t, valid["result"], "subtype", "error_new_kind"))
 	assert.Equal(t, integrity.Valid, ev.Outcome)
 	assert.Equal(t, "error_new_kind", string(ev.EndReason))
 
-	ev = judgeOne(mutate(t, valid["assistant"], "message.stop_reason", "brand_new"))
+	ev = judgeOne(formattest.Mutate(t, valid["assistant"], "message.stop_reason", "brand_new"))
 	assert.Equal(t, integrity.Valid, ev.Outcome)
-	assert.Equal(t, []string{"unknown_stop_reason(brand_new)"}, notes(&ev))
-	ev = judgeOne(mutate(t, valid["assistant"], "message.stop_reason", strings.Repeat("é", 40)))
-	assert.Equal(t, []string{"unknown_stop_reason(" + strings.Repeat("é", 32) + ")"}, notes(&ev), "clipped to 64 bytes")
+	assert.Equal(t, []string{"unknown_stop_reason(brand_new)"}, formattest.Notes(&ev))
+	ev = judgeOne(formattest.Mutate(t, valid["assistant"], "message.stop_reason", strings.Repeat("é", 40)))
+	assert.Equal(t, []string{"unknown_stop_reason(" + strings.Repeat("é", 32) + ")"}, formattest.Notes(&ev), "clipped to 64 bytes")
 	for _, r := range stopReasons {
-		ev = judgeOne(mutate(t, valid["assistant"], "message.stop_reason", r))
+		ev = judgeOne(formattest.Mutate(t, valid["assistant"], "message.stop_reason", r))
 		assert.Zero(t, ev.NoteCount, r)
 	}
 }
@@ -296,13 +297,13 @@ func TestRoles(t *testing.T) {
 		{userBlocks(uid(2), uid(1), textBlock), format.RoleMessage},
 		{prompt(uid(2), uid(1), "hi"), format.RoleMessage},
 		{reply(uid(2), uid(1), "m", "r", toolUse("toolu_1", "Bash"), "null", ""), format.RoleLLMResponse},
-		{mutate(t, valid["system"], "subtype", "api_error"), format.RoleError},
-		{mutate(t, valid["system"], "subtype", "compact_boundary"), format.RoleCheckpoint},
-		{mutate(t, valid["system"], "subtype", "microcompact_boundary"), format.RoleCheckpoint},
-		{mutate(t, valid["system"], "subtype", "init"), format.RoleStatus}, // a transcript has no session_start
+		{formattest.Mutate(t, valid["system"], "subtype", "api_error"), format.RoleError},
+		{formattest.Mutate(t, valid["system"], "subtype", "compact_boundary"), format.RoleCheckpoint},
+		{formattest.Mutate(t, valid["system"], "subtype", "microcompact_boundary"), format.RoleCheckpoint},
+		{formattest.Mutate(t, valid["system"], "subtype", "init"), format.RoleStatus}, // a transcript has no session_start
 		{stream["system"], format.RoleSessionStart},
-		{mutate(t, stream["system"], "subtype", "compact_boundary"), format.RoleCheckpoint},
-		{mutate(t, stream["system"], "subtype", "status"), format.RoleStatus},
+		{formattest.Mutate(t, stream["system"], "subtype", "compact_boundary"), format.RoleCheckpoint},
+		{formattest.Mutate(t, stream["system"], "subtype", "status"), format.RoleStatus},
 		{valid["result"], format.RoleSessionEnd},
 		{valid["progress"], format.RoleOther},
 		{valid["stream_event"], format.RoleOther},
@@ -317,12 +318,12 @@ func TestLineFields(t *testing.T) {
 	assert.Equal(t, format.Usage{Input: 23180, Output: 8, CacheRead: 21337, CacheWrite: 1840, CacheWrite1h: 1840, Has: true}, ev.Usage)
 	assert.False(t, ev.Ends)
 
-	ev = judgeOne(mutate(t, valid["assistant"], "message.model", "<synthetic>"))
+	ev = judgeOne(formattest.Mutate(t, valid["assistant"], "message.model", "<synthetic>"))
 	assert.Equal(t, integrity.Valid, ev.Outcome)
 	assert.Nil(t, ev.Model, "never shipped as a model")
 	assert.False(t, ev.Usage.Has, "never counted")
 
-	ev = judgeOne(mutate(t, valid["assistant"], "message.usage.output_tokens", "8"))
+	ev = judgeOne(formattest.Mutate(t, valid["assistant"], "message.usage.output_tokens", "8"))
 	assert.False(t, ev.Usage.Has, "a schema-invalid line counts nothing")
 
 	ev = judgeOne(valid["file-history-snapshot"])

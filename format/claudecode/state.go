@@ -47,7 +47,7 @@ type State struct {
 	openSeq   int64      // issue order, for Open
 	untracked int64      // unanswered tool_use ids past maxOpenTools
 
-	responses     map[uint64]counted  // usage counted per message.id hash
+	responses map[uint64]counted // usage counted per message.id hash
 	// last is what the last judged line counted, for Withdraw: its
 	// response and the response's counted usage before it (had: the
 	// response was counted before).

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,7 +48,7 @@ func TestContinuity(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			evs, _ := run(t, New(), mainPath, c.lines...)
 			for i := range evs {
-				assert.Equal(t, c.notes[i], notes(&evs[i]), "line %d", i+1)
+				assert.Equal(t, c.notes[i], formattest.Notes(&evs[i]), "line %d", i+1)
 			}
 		})
 	}
@@ -57,8 +58,8 @@ func TestNoContinuityInStreamJSON(t *testing.T) {
 	l := `{"type":"user","message":{"role":"user","content":"hi"},"uuid":"` + uid(1) + `","parentUuid":"` + uid(9) + `","session_id":"` + sessionID + `"}`
 	evs, _ := run(t, New(), "/srv/captures/x/run.jsonl", stream["system"], l, l)
 	for _, ev := range evs {
-		assert.Zero(t, ev.NoteCount, notes(&ev))
-		assert.Equal(t, integrity.Valid, ev.Outcome, violations(&ev))
+		assert.Zero(t, ev.NoteCount, formattest.Notes(&ev))
+		assert.Equal(t, integrity.Valid, ev.Outcome, formattest.Violations(&ev))
 	}
 }
 
@@ -77,7 +78,7 @@ func TestToolPairing(t *testing.T) {
 	assert.Equal(t, "Grep", string(evs[2].ToolName))
 	assert.Equal(t, "toolu_X", string(evs[3].ToolCallID), "the first tool_result names the line")
 	assert.Nil(t, evs[3].ToolName)
-	assert.Equal(t, []string{"tool_result_without_call(toolu_X)"}, notes(&evs[3]))
+	assert.Equal(t, []string{"tool_result_without_call(toolu_X)"}, formattest.Notes(&evs[3]))
 	assert.Nil(t, evs[4].ToolName, "answered twice: the name is gone")
 	assert.Zero(t, evs[4].NoteCount, "but it was called")
 	assert.Equal(t, []string{"tool_use toolu_C (Bash) was never answered", "tool_use toolu_D was never answered"}, st.Open())
@@ -147,13 +148,13 @@ func TestDerivedState(t *testing.T) {
 		{"an image prompt", []string{asst(textBlock, `"end_turn"`), userBlocks(uid(3), uid(2), `{"type":"image","source":{}}`)}, StateThinking},
 		{"a sidechain end_turn in the main file", []string{prompt(uid(2), "", "go"), side(asst(textBlock, `"end_turn"`))}, StateThinking},
 		{"a sidechain prompt in the main file", []string{asst(textBlock, `"end_turn"`), side(user(prompt(uid(2), "", "go")))}, StateIdle},
-		{"system lines are skipped", []string{asst(toolUse("t", "Bash"), "null"), mutate(t, valid["system"], "subtype", "stop_hook_summary")}, StateActing},
+		{"system lines are skipped", []string{asst(toolUse("t", "Bash"), "null"), formattest.Mutate(t, valid["system"], "subtype", "stop_hook_summary")}, StateActing},
 		{"a schema-invalid line counts as far as read", []string{prompt(uid(2), "", "go"),
 			strings.Replace(asst(textBlock, `"end_turn"`), `"model":"claude-sonnet-4-5-20250929",`, "", 1)}, StateIdle},
-		{"a synthetic line", []string{prompt(uid(2), "", "go"), mutate(t, asst(textBlock, "null"), "message.model", "<synthetic>")}, StateIdle},
+		{"a synthetic line", []string{prompt(uid(2), "", "go"), formattest.Mutate(t, asst(textBlock, "null"), "message.model", "<synthetic>")}, StateIdle},
 		{"result", []string{stream["user"], valid["result"]}, StateIdle},
-		{"stream-json subagent lines are skipped", []string{stream["system"], mutate(t, stream["user"], "parent_tool_use_id", nil),
-			mutate(t, stream["assistant"], "parent_tool_use_id", "toolu_1")}, StateThinking},
+		{"stream-json subagent lines are skipped", []string{stream["system"], formattest.Mutate(t, stream["user"], "parent_tool_use_id", nil),
+			formattest.Mutate(t, stream["assistant"], "parent_tool_use_id", "toolu_1")}, StateThinking},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			evs, st := run(t, New(), mainPath, c.lines...)
@@ -186,7 +187,7 @@ func TestSessionAndAgentIDs(t *testing.T) {
 	fork := strings.Replace(prompt(uid(1), "", "a"), sessionID, otherID, 1)
 	t.Run("main transcript", func(t *testing.T) {
 		evs, _ := run(t, New(), mainPath, fork, valid["summary"], prompt(uid(2), uid(1), "b"))
-		assert.Equal(t, []string{"session_id_mismatch(" + otherID + ")"}, notes(&evs[0]))
+		assert.Equal(t, []string{"session_id_mismatch(" + otherID + ")"}, formattest.Notes(&evs[0]))
 		for _, ev := range evs {
 			assert.Equal(t, sessionID, string(ev.SessionID), "the path's session")
 			assert.Nil(t, ev.AgentID)
@@ -195,9 +196,9 @@ func TestSessionAndAgentIDs(t *testing.T) {
 	t.Run("subagent transcript", func(t *testing.T) {
 		other := strings.Replace(prompt(uid(2), "", "b"), `"isSidechain":false`, `"isSidechain":true,"agentId":"b0b"`, 1)
 		evs, _ := run(t, New(), agentPath, fork, other, valid["file-history-snapshot"])
-		assert.Equal(t, []string{"session_id_mismatch(" + otherID + ")"}, notes(&evs[0]))
+		assert.Equal(t, []string{"session_id_mismatch(" + otherID + ")"}, formattest.Notes(&evs[0]))
 		assert.Equal(t, "a7f3e21", string(evs[0].AgentID), "the file name's agent")
-		assert.Equal(t, []string{"agent_id_mismatch(b0b)"}, notes(&evs[1]))
+		assert.Equal(t, []string{"agent_id_mismatch(b0b)"}, formattest.Notes(&evs[1]))
 		assert.Equal(t, "b0b", string(evs[1].AgentID), "the line's own")
 		assert.Equal(t, "a7f3e21", string(evs[2].AgentID))
 		assert.Equal(t, sessionID, string(evs[2].SessionID))
@@ -210,7 +211,7 @@ func TestSessionAndAgentIDs(t *testing.T) {
 		assert.Equal(t, sessionID, string(evs[2].SessionID), "each line its own")
 		assert.Equal(t, otherID, string(evs[3].SessionID), "else the file's first")
 		for _, ev := range evs {
-			assert.Zero(t, ev.NoteCount, notes(&ev))
+			assert.Zero(t, ev.NoteCount, formattest.Notes(&ev))
 			assert.Equal(t, "a7f3e21", string(ev.AgentID))
 		}
 	})
@@ -234,7 +235,7 @@ func TestDialectIsTheFirstReadableLine(t *testing.T) {
 		assert.True(t, st.stream, first)
 	}
 	evs, _ := run(t, New(), mainPath, stream["system"], valid["user"])
-	assert.Equal(t, []string{"session_id: required field missing"}, violations(&evs[1]), "a stream-json file's lines are judged as stream-json")
+	assert.Equal(t, []string{"session_id: required field missing"}, formattest.Violations(&evs[1]), "a stream-json file's lines are judged as stream-json")
 	assert.True(t, evs[1].HasTime, "a readable timestamp is still read")
 }
 
@@ -287,7 +288,7 @@ func TestUsageDeltas(t *testing.T) {
 			evs, _ := run(t, New(), mainPath, c.lines...)
 			for i := range evs {
 				assert.Equal(t, c.want[i], evs[i].Usage, "line %d", i+1)
-				assert.Equal(t, c.notes[i], notes(&evs[i]), "line %d", i+1)
+				assert.Equal(t, c.notes[i], formattest.Notes(&evs[i]), "line %d", i+1)
 			}
 		})
 	}
@@ -301,7 +302,7 @@ func TestOneHourCacheDeltas(t *testing.T) {
 	evs, _ := run(t, New(), mainPath, split(1, 100, 100, 0), split(2, 100, 0, 100))
 	assert.Equal(t, format.Usage{Input: 101, Output: 1, CacheWrite: 100, Has: true}, evs[0].Usage)
 	assert.Equal(t, format.Usage{CacheWrite1h: 100, Has: true}, evs[1].Usage, "each counter on its own: summed, the response is 100 written, 100 of them for an hour")
-	assert.Empty(t, notes(&evs[1]))
+	assert.Empty(t, formattest.Notes(&evs[1]))
 }
 
 // TestUsageWithoutState: judged without its file's state (the pipeline
@@ -312,7 +313,7 @@ func TestUsageWithoutState(t *testing.T) {
 	for i := range 2 {
 		ev := judgeStateless(response(i, "m", "r", 3, 10, 0, 0))
 		assert.False(t, ev.Usage.Has, "no usage without the state")
-		assert.Equal(t, []string{"usage_unverified"}, notes(&ev))
+		assert.Equal(t, []string{"usage_unverified"}, formattest.Notes(&ev))
 		assert.NotEmpty(t, ev.Model, "the response is still read")
 	}
 }
@@ -385,11 +386,11 @@ func TestReplaysOfTheMainTranscript(t *testing.T) {
 		side(prompt(uid(12), uid(99), "x")),
 		side(prompt(uid(2), "", "x")),
 	)
-	assert.Equal(t, []string{"response_replayed"}, notes(&evs[0]), "counted in the main transcript; its parent is known there")
+	assert.Equal(t, []string{"response_replayed"}, formattest.Notes(&evs[0]), "counted in the main transcript; its parent is known there")
 	assert.False(t, evs[0].Usage.Has)
 	assert.True(t, evs[1].Usage.Has)
 	assert.Zero(t, evs[1].NoteCount)
-	assert.Equal(t, []string{"parent_missing(" + uid(99) + ")"}, notes(&evs[2]))
+	assert.Equal(t, []string{"parent_missing(" + uid(99) + ")"}, formattest.Notes(&evs[2]))
 	assert.Zero(t, evs[3].NoteCount, "a uuid of the main transcript is no repeat in this file")
 }
 
@@ -462,13 +463,13 @@ func TestMemoryIsBounded(t *testing.T) {
 	assert.Len(t, st.tools, 3)
 	assert.Len(t, st.responses, 3)
 	assert.Len(t, st.open, 3)
-	assert.Equal(t, []string{"continuity_unverified"}, notes(&evs[3]), "once, when the first id is not tracked")
+	assert.Equal(t, []string{"continuity_unverified"}, formattest.Notes(&evs[3]), "once, when the first id is not tracked")
 	for i := 4; i < len(evs); i++ {
 		if i == 7 {
-			assert.Equal(t, []string{"uuid_repeat"}, notes(&evs[i]), "still true")
+			assert.Equal(t, []string{"uuid_repeat"}, formattest.Notes(&evs[i]), "still true")
 			continue
 		}
-		assert.Zero(t, evs[i].NoteCount, "line %d: %v", i+1, notes(&evs[i]))
+		assert.Zero(t, evs[i].NoteCount, "line %d: %v", i+1, formattest.Notes(&evs[i]))
 	}
 	assert.Equal(t, format.Usage{Input: 1, Output: 1, Has: true}, evs[len(evs)-1].Usage, "an untracked response ships its whole usage again")
 	assert.Equal(t, "3 more tool_use ids were never answered", st.Open()[3])

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -32,28 +32,9 @@ func benchRun(invocations int) [][]byte {
 
 func BenchmarkJudge(b *testing.B) {
 	lines := benchRun(200)
-	total := 0
-	for _, l := range lines {
-		total += len(l)
-	}
 	f := New()
 	p, _ := f.Claim(runPath)
-	j, st := f.NewJudge(), f.NewState(p)
-	a := integrity.NewArena(1 << 16)
-	var ev format.Event
-	for _, l := range lines { // grow the buffers once
-		j.Judge(l, st, a, &ev)
-	}
-	b.SetBytes(int64(total / len(lines)))
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		a.Reset(1 << 16)
-		j.Judge(lines[i], st, a, &ev)
-		if i++; i == len(lines) {
-			i = 0
-		}
-	}
+	formattest.BenchJudge(b, f.NewJudge(), f.NewState(p), lines)
 }
 
 func TestBenchRunIsClean(t *testing.T) {
@@ -64,7 +45,7 @@ func TestBenchRunIsClean(t *testing.T) {
 	evs, st := run(t, runPath, lines...)
 	for i, ev := range evs {
 		if ev.Outcome != integrity.Valid || ev.NoteCount != 0 {
-			t.Fatalf("line %d: %s %v %v", i+1, ev.Outcome, violations(&ev), notes(&ev))
+			t.Fatalf("line %d: %s %v %v", i+1, ev.Outcome, formattest.Violations(&ev), formattest.Notes(&ev))
 		}
 	}
 	if st.Open() != nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,7 +25,7 @@ func TestConfig(t *testing.T) {
 	}
 	f, err := NewWith(Config{KnownSchemaVersions: []int64{1, 2}, MaxOpenRequests: 8})
 	require.NoError(t, err)
-	evs := judgeWith(f, mutate(t, valid["header"], "schema_version", 2))
+	evs := judgeWith(f, formattest.Mutate(t, valid["header"], "schema_version", 2))
 	assert.Zero(t, evs.Flags&format.BestEffort, "version 2 is known here")
 }
 

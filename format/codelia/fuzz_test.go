@@ -2,58 +2,21 @@ package codelia
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 )
-
-// corruptOracle tells with encoding/json whether a line is corrupt: not
-// valid UTF-8, not JSON, not an object, or its first "type" member is not
-// a string (encoding/json itself keeps the last duplicate).
-func corruptOracle(line []byte) bool {
-	if !utf8.Valid(line) || !json.Valid(line) {
-		return true
-	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return true
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return true
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return true
-		}
-		if key == "type" {
-			return v[0] != '"'
-		}
-	}
-	return true
-}
 
 func FuzzJudge(f *testing.F) {
 	for _, l := range valid {
 		f.Add([]byte(l))
 	}
-	files, _ := filepath.Glob("testdata/*.jsonl")
-	for _, file := range files {
-		data, _ := os.ReadFile(file)
-		f.Add(data)
-		for l := range bytes.SplitSeq(data, []byte("\n")) {
-			f.Add(l)
-		}
-	}
+	formattest.AddFiles(f, "testdata/*.jsonl")
 	f.Add([]byte(`{"type":1,"t\u0079pe":"header"}`))
 	f.Add([]byte(`{"t\u0079pe":"run.end","run_id":"r","ts":"2026-02-03T12:00:00+01:00","outcome":"x"}`))
 	cf := New()
@@ -65,31 +28,10 @@ func FuzzJudge(f *testing.F) {
 		a := integrity.NewArena(1 << 10)
 		var ev format.Event
 		check := func(line []byte) {
-			if got, want := ev.Outcome == integrity.Corrupt, corruptOracle(line); got != want {
+			if got, want := ev.Outcome == integrity.Corrupt, formattest.CorruptOracle(line, "type"); got != want {
 				t.Fatalf("corrupt=%t (%q), encoding/json says %t: %q", got, ev.CorruptReason, want, line)
 			}
-			switch ev.Outcome {
-			case integrity.Corrupt:
-				if ev.CorruptReason == "" || ev.EventType != "" || ev.NoteCount != 0 || len(ev.Violations) != 0 {
-					t.Fatalf("corrupt line keeps what was learned: %+v", ev)
-				}
-			case integrity.SchemaInvalid:
-				if len(ev.Violations) == 0 {
-					t.Fatal("schema_invalid without violations")
-				}
-			default:
-				if len(ev.Violations) != 0 {
-					t.Fatalf("valid with violations %v", ev.Violations)
-				}
-			}
-			if ev.EventType != "" && !slices.Contains(known, ev.EventType) {
-				t.Fatalf("event_type %q", ev.EventType)
-			}
-			for _, n := range ev.Notes[:ev.NoteCount] {
-				if !slices.Contains(kinds, n.Kind) {
-					t.Fatalf("note %q not in Annotations()", n.Kind)
-				}
-			}
+			formattest.CheckEvent(t, &ev, known, kinds)
 			if ev.HasPair && ev.EventType != "llm.request" && ev.EventType != "llm.response" {
 				t.Fatalf("pair on %q", ev.EventType)
 			}

@@ -1,15 +1,10 @@
 package codelia
 
 import (
-	"encoding/json"
-	"fmt"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/journalship/journalship/format"
-	"github.com/journalship/journalship/integrity"
-	"github.com/stretchr/testify/require"
+	"github.com/journalship/journalship/format/formattest"
 )
 
 const (
@@ -36,35 +31,6 @@ var valid = map[string]string{
 	"run.end":      `{"type":"run.end",` + common + `,"outcome":"completed","final":"done"}`,
 }
 
-// del is the value with that mutate removes a field.
-var del = &struct{}{}
-
-// mutate sets (or, with del, removes) the dotted path of a JSON object
-// line, creating objects on the way.
-func mutate(t testing.TB, line, path string, v any) string {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal([]byte(line), &m))
-	keys := strings.Split(path, ".")
-	o := m
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := o[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			o[k] = next
-		}
-		o = next
-	}
-	if v == del {
-		delete(o, keys[len(keys)-1])
-	} else {
-		o[keys[len(keys)-1]] = v
-	}
-	b, err := json.Marshal(m)
-	require.NoError(t, err)
-	return string(b)
-}
-
 // run judges lines in order into one state of path and returns copies of
 // the events.
 func run(t testing.TB, path string, lines ...string) ([]format.Event, *State) {
@@ -72,46 +38,10 @@ func run(t testing.TB, path string, lines ...string) ([]format.Event, *State) {
 	f := New()
 	p, _ := f.Claim(path)
 	st := f.NewState(p).(*State)
-	j := f.NewJudge()
-	a := integrity.NewArena(1 << 16)
-	out := make([]format.Event, 0, len(lines))
-	var ev format.Event
-	for _, l := range lines {
-		j.Judge([]byte(l), st, a, &ev)
-		e := ev
-		e.Violations = slices.Clone(ev.Violations)
-		out = append(out, e)
-	}
-	return out, st
+	return formattest.JudgeLines(f.NewJudge(), st, lines...), st
 }
 
 // judgeOne judges a line without state.
 func judgeOne(line string) format.Event {
-	var a integrity.Arena
-	var ev format.Event
-	New().NewJudge().Judge([]byte(line), nil, &a, &ev)
-	ev.Violations = slices.Clone(ev.Violations)
-	return ev
-}
-
-// notes renders a line's notes as "kind(detail)".
-func notes(ev *format.Event) []string {
-	var out []string
-	for _, n := range ev.Notes[:ev.NoteCount] {
-		if n.Detail != nil {
-			out = append(out, fmt.Sprintf("%s(%s)", n.Kind, n.Detail))
-		} else {
-			out = append(out, n.Kind)
-		}
-	}
-	return out
-}
-
-// violations renders a line's violations as "field: reason".
-func violations(ev *format.Event) []string {
-	var out []string
-	for _, v := range ev.Violations {
-		out = append(out, v.Field+": "+v.Reason)
-	}
-	return out
+	return formattest.JudgeLine(New().NewJudge(), nil, line)
 }

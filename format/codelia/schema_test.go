@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 	"github.com/stretchr/testify/assert"
 )
@@ -19,14 +20,14 @@ func TestEachTypeValid(t *testing.T) {
 	for _, typ := range New().EventTypes() {
 		t.Run(typ, func(t *testing.T) {
 			ev := judgeOne(valid[typ])
-			assert.Equal(t, integrity.Valid, ev.Outcome, violations(&ev))
+			assert.Equal(t, integrity.Valid, ev.Outcome, formattest.Violations(&ev))
 			assert.Equal(t, typ, ev.EventType)
 			assert.Nil(t, ev.TypeName, "the type name is only kept for unknown types")
 			assert.Equal(t, wantRole[typ], ev.Role)
 			assert.True(t, ev.HasTime)
 			assert.Equal(t, runID, string(ev.RunID))
 			assert.Zero(t, ev.Flags)
-			assert.Zero(t, ev.NoteCount, notes(&ev))
+			assert.Zero(t, ev.NoteCount, formattest.Notes(&ev))
 		})
 	}
 }
@@ -50,9 +51,9 @@ func TestRequiredFieldMissing(t *testing.T) {
 	for typ, fields := range required {
 		for _, field := range fields {
 			t.Run(typ+"/"+field, func(t *testing.T) {
-				ev := judgeOne(mutate(t, valid[typ], field, del))
+				ev := judgeOne(formattest.Mutate(t, valid[typ], field, formattest.Del))
 				assert.Equal(t, integrity.SchemaInvalid, ev.Outcome)
-				assert.Equal(t, []string{field + ": required field missing"}, violations(&ev))
+				assert.Equal(t, []string{field + ": required field missing"}, formattest.Violations(&ev))
 				assert.Equal(t, typ, ev.EventType)
 			})
 		}
@@ -67,8 +68,8 @@ func TestOptionalFieldsMayBeLeftOut(t *testing.T) {
 		{"llm.response", "output.usage"}, {"llm.response", "output.usage.input_cached_tokens"}, {"llm.response", "output.stop_reason"},
 		{"run.status", "message"}, {"run.error", "error.stack"}, {"run.end", "final"},
 	} {
-		ev := judgeOne(mutate(t, valid[c.typ], c.field, del))
-		assert.Equal(t, integrity.Valid, ev.Outcome, "%s without %s: %v", c.typ, c.field, violations(&ev))
+		ev := judgeOne(formattest.Mutate(t, valid[c.typ], c.field, formattest.Del))
+		assert.Equal(t, integrity.Valid, ev.Outcome, "%s without %s: %v", c.typ, c.field, formattest.Violations(&ev))
 	}
 }
 
@@ -112,14 +113,14 @@ func TestWrongTypes(t *testing.T) {
 		{"run.end", "outcome", true, "must be a string"},
 		{"run.error", "error.stack", []any{}, "must be a string"},
 	} {
-		ev := judgeOne(mutate(t, valid[c.typ], c.field, c.value))
+		ev := judgeOne(formattest.Mutate(t, valid[c.typ], c.field, c.value))
 		assert.Equal(t, integrity.SchemaInvalid, ev.Outcome, "%s %s=%v", c.typ, c.field, c.value)
-		assert.Equal(t, []string{c.field + ": " + c.want}, violations(&ev), "%s %s=%v", c.typ, c.field, c.value)
+		assert.Equal(t, []string{c.field + ": " + c.want}, formattest.Violations(&ev), "%s %s=%v", c.typ, c.field, c.value)
 	}
 }
 
 func TestNullUsageIsNoUsage(t *testing.T) {
-	ev := judgeOne(mutate(t, valid["llm.response"], "output.usage", nil))
+	ev := judgeOne(formattest.Mutate(t, valid["llm.response"], "output.usage", nil))
 	assert.Equal(t, integrity.Valid, ev.Outcome)
 	assert.False(t, ev.Usage.Has)
 	assert.Empty(t, ev.Model, "no usage model and no request: no model")
@@ -140,15 +141,15 @@ func TestEnumsTolerateUnknownValues(t *testing.T) {
 		{"run.end", "outcome", "timeout", NoteUnknownOutcome},
 		{"run.start", "input.type", "image", NoteUnknownInputType},
 	} {
-		ev := judgeOne(mutate(t, valid[c.typ], c.field, c.value))
-		assert.Equal(t, integrity.Valid, ev.Outcome, violations(&ev))
-		assert.Equal(t, []string{c.note + "(" + c.value + ")"}, notes(&ev))
+		ev := judgeOne(formattest.Mutate(t, valid[c.typ], c.field, c.value))
+		assert.Equal(t, integrity.Valid, ev.Outcome, formattest.Violations(&ev))
+		assert.Equal(t, []string{c.note + "(" + c.value + ")"}, formattest.Notes(&ev))
 	}
-	ev := judgeOne(mutate(t, valid["run.start"], "input.text", del))
+	ev := judgeOne(formattest.Mutate(t, valid["run.start"], "input.text", formattest.Del))
 	assert.Equal(t, integrity.SchemaInvalid, ev.Outcome, "text is required for input.type text")
-	ev = judgeOne(mutate(t, mutate(t, valid["run.start"], "input.text", del), "input.type", "image"))
+	ev = judgeOne(formattest.Mutate(t, formattest.Mutate(t, valid["run.start"], "input.text", formattest.Del), "input.type", "image"))
 	assert.Equal(t, integrity.Valid, ev.Outcome, "but not for another input type")
-	ev = judgeOne(mutate(t, valid["run.status"], "status", string(make([]byte, 100))))
+	ev = judgeOne(formattest.Mutate(t, valid["run.status"], "status", string(make([]byte, 100))))
 	assert.Len(t, ev.Notes[0].Detail, maxDetail, "a long value is clipped")
 }
 
@@ -172,7 +173,7 @@ func TestUnknownTypes(t *testing.T) {
 
 func TestUnknownFieldsPass(t *testing.T) {
 	for typ, line := range valid {
-		ev := judgeOne(mutate(t, mutate(t, line, "future_field", []any{1}), "meta.extra", "x"))
+		ev := judgeOne(formattest.Mutate(t, formattest.Mutate(t, line, "future_field", []any{1}), "meta.extra", "x"))
 		assert.Equal(t, integrity.Valid, ev.Outcome, typ)
 	}
 }
@@ -198,5 +199,5 @@ func TestDuplicateKey(t *testing.T) {
 	ev := judgeOne(`{"type":"run.end","type":"run.start",` + common + `,"outcome":"completed"}`)
 	assert.Equal(t, "run.end", ev.EventType, "the first occurrence counts")
 	assert.Equal(t, format.DuplicateKey, ev.Flags)
-	assert.Equal(t, []string{"type: duplicate key"}, violations(&ev))
+	assert.Equal(t, []string{"type: duplicate key"}, formattest.Violations(&ev))
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,7 +52,7 @@ func TestContinuity(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			evs, st := run(t, runPath, append([]string{h}, c.lines...)...)
 			for i, ev := range evs[1:] {
-				assert.Equal(t, c.notes[i], notes(&ev), "line %d", i+2)
+				assert.Equal(t, c.notes[i], formattest.Notes(&ev), "line %d", i+2)
 				assert.Equal(t, integrity.Valid, ev.Outcome)
 			}
 			assert.Equal(t, c.open, st.Open())
@@ -98,34 +99,34 @@ func TestHeaderRules(t *testing.T) {
 	h := valid["header"]
 	t.Run("missing", func(t *testing.T) {
 		evs, _ := run(t, runPath, valid["run.start"], req(1))
-		assert.Equal(t, []string{"header_missing"}, notes(&evs[0]))
-		assert.Nil(t, notes(&evs[1]), "only the first line")
+		assert.Equal(t, []string{"header_missing"}, formattest.Notes(&evs[0]))
+		assert.Nil(t, formattest.Notes(&evs[1]), "only the first line")
 	})
 	t.Run("missing after a corrupt first line", func(t *testing.T) {
 		evs, _ := run(t, runPath, `{"type":"head`, valid["run.start"])
-		assert.Equal(t, []string{"header_missing"}, notes(&evs[1]))
+		assert.Equal(t, []string{"header_missing"}, formattest.Notes(&evs[1]))
 	})
 	t.Run("misplaced", func(t *testing.T) {
 		evs, st := run(t, runPath, valid["run.start"], h, req(1))
-		assert.Equal(t, []string{"header_misplaced"}, notes(&evs[1]))
+		assert.Equal(t, []string{"header_misplaced"}, formattest.Notes(&evs[1]))
 		assert.Equal(t, sessionID, string(evs[2].SessionID), "a late header still names the session")
-		evs, _ = run(t, runPath, valid["run.start"], mutate(t, h, "session_id", del), req(1))
+		evs, _ = run(t, runPath, valid["run.start"], formattest.Mutate(t, h, "session_id", formattest.Del), req(1))
 		assert.Equal(t, sessionID, string(evs[2].SessionID), "a header without one keeps run.start's")
 		assert.True(t, st.headerSeen)
 	})
 	t.Run("repeated", func(t *testing.T) {
-		evs, st := run(t, runPath, h, mutate(t, h, "schema_version", 7))
-		assert.Equal(t, []string{"header_misplaced", "schema_version_unknown(7)"}, notes(&evs[1]))
+		evs, st := run(t, runPath, h, formattest.Mutate(t, h, "schema_version", 7))
+		assert.Equal(t, []string{"header_misplaced", "schema_version_unknown(7)"}, formattest.Notes(&evs[1]))
 		assert.False(t, st.bestEffort, "the first header decides")
 	})
 	t.Run("unknown version is best effort", func(t *testing.T) {
-		evs, st := run(t, runPath, mutate(t, mutate(t, h, "schema_version", 2), "started_at", del),
+		evs, st := run(t, runPath, formattest.Mutate(t, formattest.Mutate(t, h, "schema_version", 2), "started_at", formattest.Del),
 			`{"type":"run.end","run_id":"`+runID+`"}`, `{"type":"x.acme.y"}`)
 		for _, ev := range evs {
-			assert.Equal(t, integrity.Valid, ev.Outcome, violations(&ev))
+			assert.Equal(t, integrity.Valid, ev.Outcome, formattest.Violations(&ev))
 			assert.NotZero(t, ev.Flags&format.BestEffort)
 		}
-		assert.Equal(t, []string{"schema_version_unknown(2)"}, notes(&evs[0]))
+		assert.Equal(t, []string{"schema_version_unknown(2)"}, formattest.Notes(&evs[0]))
 		assert.True(t, evs[1].Ends, "what can be read is still used")
 		over, terminal := st.Over()
 		assert.True(t, over && terminal)
@@ -136,38 +137,38 @@ func TestHeaderRules(t *testing.T) {
 		assert.Zero(t, evs[1].Flags)
 	})
 	t.Run("run_id mismatch", func(t *testing.T) {
-		other := mutate(t, valid["run.end"], "run_id", "00000000-0000-4000-8000-000000000000")
+		other := formattest.Mutate(t, valid["run.end"], "run_id", "00000000-0000-4000-8000-000000000000")
 		evs, _ := run(t, runPath, h, other, `{"type":"x.acme.y","run_id":"z"}`, `{"type":"x.acme.y"}`)
-		assert.Equal(t, []string{"run_id_mismatch(" + runID + ")"}, notes(&evs[1]))
+		assert.Equal(t, []string{"run_id_mismatch(" + runID + ")"}, formattest.Notes(&evs[1]))
 		assert.Equal(t, integrity.Valid, evs[1].Outcome, "an annotation, not a violation")
-		assert.Equal(t, []string{"run_id_mismatch(" + runID + ")"}, notes(&evs[2]), "extension records too")
+		assert.Equal(t, []string{"run_id_mismatch(" + runID + ")"}, formattest.Notes(&evs[2]), "extension records too")
 		assert.Equal(t, runID, string(evs[3].RunID), "a record without run_id carries the file's")
 	})
 	t.Run("no header, no path: the first run_id", func(t *testing.T) {
-		evs, _ := run(t, "/elsewhere/x.jsonl", req(1), mutate(t, resp(1), "run_id", "other"))
-		assert.Equal(t, []string{"header_missing"}, notes(&evs[0]))
-		assert.Equal(t, []string{"run_id_mismatch(" + runID + ")"}, notes(&evs[1]))
+		evs, _ := run(t, "/elsewhere/x.jsonl", req(1), formattest.Mutate(t, resp(1), "run_id", "other"))
+		assert.Equal(t, []string{"header_missing"}, formattest.Notes(&evs[0]))
+		assert.Equal(t, []string{"run_id_mismatch(" + runID + ")"}, formattest.Notes(&evs[1]))
 	})
 }
 
 func TestPathChecks(t *testing.T) {
 	h := valid["header"]
 	evs, _ := run(t, runPath, h)
-	assert.Nil(t, notes(&evs[0]), "file name and date match")
+	assert.Nil(t, formattest.Notes(&evs[0]), "file name and date match")
 	evs, _ = run(t, "/r/sessions/2026/02/03/another-name.jsonl", h)
-	assert.Equal(t, []string{"file_name_mismatch(another-name)"}, notes(&evs[0]))
+	assert.Equal(t, []string{"file_name_mismatch(another-name)"}, formattest.Notes(&evs[0]))
 	evs, _ = run(t, "/r/sessions/2026/02/04/"+runID+".jsonl", h)
-	assert.Equal(t, []string{"date_mismatch(2026-02-03)"}, notes(&evs[0]), "the header's UTC date")
-	evs, _ = run(t, "/r/sessions/2026/02/04/"+runID+".jsonl", mutate(t, h, "started_at", "2026-02-04T07:00:00+09:00"))
-	assert.Equal(t, []string{"date_mismatch(2026-02-03)"}, notes(&evs[0]), "read in UTC")
-	evs, _ = run(t, "/r/sessions/2026/02/03/"+runID+".jsonl", mutate(t, h, "started_at", "2026-02-04T07:00:00+09:00"))
-	assert.Nil(t, notes(&evs[0]))
+	assert.Equal(t, []string{"date_mismatch(2026-02-03)"}, formattest.Notes(&evs[0]), "the header's UTC date")
+	evs, _ = run(t, "/r/sessions/2026/02/04/"+runID+".jsonl", formattest.Mutate(t, h, "started_at", "2026-02-04T07:00:00+09:00"))
+	assert.Equal(t, []string{"date_mismatch(2026-02-03)"}, formattest.Notes(&evs[0]), "read in UTC")
+	evs, _ = run(t, "/r/sessions/2026/02/03/"+runID+".jsonl", formattest.Mutate(t, h, "started_at", "2026-02-04T07:00:00+09:00"))
+	assert.Nil(t, formattest.Notes(&evs[0]))
 	evs, _ = run(t, "/r/sessions/2026/02/30/"+runID+".jsonl", h)
-	assert.Nil(t, notes(&evs[0]), "no date to compare with")
+	assert.Nil(t, formattest.Notes(&evs[0]), "no date to compare with")
 }
 
 func TestOverAndDerived(t *testing.T) {
-	status := func(s string) string { return mutate(t, valid["run.status"], "status", s) }
+	status := func(s string) string { return formattest.Mutate(t, valid["run.status"], "status", s) }
 	for _, c := range []struct {
 		name           string
 		lines          []string
@@ -182,9 +183,9 @@ func TestOverAndDerived(t *testing.T) {
 		{"error", []string{status("error")}, true, "error", true},
 		{"cancelled", []string{status("cancelled")}, true, "cancelled", true},
 		{"unknown status", []string{status("paused")}, false, "other", false},
-		{"run.end", []string{status("running"), mutate(t, valid["run.end"], "outcome", "cancelled")}, true, "cancelled", true},
-		{"run.end unknown outcome", []string{mutate(t, valid["run.end"], "outcome", "timeout")}, true, "other", true},
-		{"schema-invalid run.end", []string{mutate(t, valid["run.end"], "outcome", del)}, true, "", true},
+		{"run.end", []string{status("running"), formattest.Mutate(t, valid["run.end"], "outcome", "cancelled")}, true, "cancelled", true},
+		{"run.end unknown outcome", []string{formattest.Mutate(t, valid["run.end"], "outcome", "timeout")}, true, "other", true},
+		{"schema-invalid run.end", []string{formattest.Mutate(t, valid["run.end"], "outcome", formattest.Del)}, true, "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			evs, st := run(t, runPath, append([]string{valid["header"]}, c.lines...)...)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -33,31 +34,12 @@ func benchSession(turns int) [][]byte {
 }
 
 func benchJudge(b *testing.B, lines [][]byte, journal Journal) {
-	total := 0
-	for _, l := range lines {
-		total += len(l)
-	}
 	f := New()
 	p, _ := f.Claim(sessionPath)
 	st := f.NewState(p).(*State)
 	st.journal = journal
 	st.UseMetadata(Metadata{Read: true, Model: "claude-sonnet-4-5-20250929"})
-	j := f.NewJudge()
-	a := integrity.NewArena(1 << 16)
-	var ev format.Event
-	for _, l := range lines { // grow the buffers once
-		j.Judge(l, st, a, &ev)
-	}
-	b.SetBytes(int64(total / len(lines)))
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		a.Reset(1 << 16)
-		j.Judge(lines[i], st, a, &ev)
-		if i++; i == len(lines) {
-			i = 0
-		}
-	}
+	formattest.BenchJudge(b, f.NewJudge(), st, lines)
 }
 
 func BenchmarkJudge(b *testing.B) { benchJudge(b, benchSession(200), Messages) }
@@ -80,7 +62,7 @@ func TestBenchSessionIsClean(t *testing.T) {
 	evs, st := run(t, nil, lines...)
 	for i, ev := range evs {
 		if ev.Outcome != integrity.Valid || ev.NoteCount != 0 {
-			t.Fatalf("line %d: %s %v %v", i+1, ev.Outcome, violations(&ev), notes(&ev))
+			t.Fatalf("line %d: %s %v %v", i+1, ev.Outcome, formattest.Violations(&ev), formattest.Notes(&ev))
 		}
 	}
 	if st.Open() != nil || st.Derived() != StateIdle {

@@ -10,45 +10,18 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 )
-
-// firstMember returns the first occurrence of a top-level member of a
-// JSON object (encoding/json keeps the last), whether the data is one
-// JSON object at all, and whether it has the member.
-func firstMember(data []byte, key string) (raw json.RawMessage, object, has bool) {
-	if !utf8.Valid(data) || !json.Valid(data) {
-		return nil, false, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false, false
-	}
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, false, false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false, false
-		}
-		if k == key && !has {
-			raw, has = v, true
-		}
-	}
-	return raw, true, has
-}
 
 // corruptOracle tells with encoding/json whether a line of journal is
 // corrupt: not valid UTF-8, not JSON, not an object; a message without a
 // string role as its first "role" member; a line of unknown journal with
 // neither that nor a "type" member.
 func corruptOracle(line []byte, journal Journal) bool {
-	role, object, hasRole := firstMember(line, "role")
+	role, object, hasRole := formattest.FirstMember(line, "role")
 	if !object {
 		return true
 	}
@@ -59,7 +32,7 @@ func corruptOracle(line []byte, journal Journal) bool {
 	case Messages:
 		return !stringRole
 	}
-	_, _, hasType := firstMember(line, "type")
+	_, _, hasType := formattest.FirstMember(line, "type")
 	return !stringRole && !hasType
 }
 
@@ -67,14 +40,7 @@ func FuzzJudge(f *testing.F) {
 	for _, l := range valid {
 		f.Add([]byte(l))
 	}
-	files, _ := filepath.Glob("testdata/sessions/*/*.jsonl")
-	for _, file := range files {
-		data, _ := os.ReadFile(file)
-		f.Add(data)
-		for l := range bytes.SplitSeq(data, []byte("\n")) {
-			f.Add(l)
-		}
-	}
+	formattest.AddFiles(f, "testdata/sessions/*/*.jsonl")
 	f.Add([]byte(`{"role":1,"r\u006fle":"user"}`))
 	f.Add([]byte(`{"r\u006fle":"tool","tool_call_id":"a\u0000","uuid":"\ud800","timestamp":"2026-02-09T14:00:00.000000000001+14:00"}`))
 	f.Add([]byte(`{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"x"}},[],"s",{"id":"\"]"}]}`))
@@ -92,33 +58,15 @@ func FuzzJudge(f *testing.F) {
 			if got, want := ev.Outcome == integrity.Corrupt, corruptOracle(line, journal); got != want {
 				t.Fatalf("%s: corrupt=%t (%q), encoding/json says %t: %q", journal, got, ev.CorruptReason, want, line)
 			}
-			switch ev.Outcome {
-			case integrity.Corrupt:
-				if ev.CorruptReason == "" || ev.EventType != "" || ev.NoteCount != 0 || len(ev.Violations) != 0 || ev.State != "" {
-					t.Fatalf("corrupt line keeps what was learned: %+v", ev)
-				}
-			case integrity.SchemaInvalid:
-				if len(ev.Violations) == 0 {
-					t.Fatal("schema_invalid without violations")
-				}
-			default:
-				if len(ev.Violations) != 0 {
-					t.Fatalf("valid with violations %v", ev.Violations)
-				}
-			}
-			if ev.EventType != "" && !slices.Contains(known, ev.EventType) {
-				t.Fatalf("event_type %q", ev.EventType)
+			formattest.CheckEvent(t, &ev, known, kinds)
+			if ev.Outcome == integrity.Corrupt && ev.State != "" {
+				t.Fatalf("corrupt line keeps what was learned: %+v", ev)
 			}
 			if ev.EventType == TypeMetadata || ev.EventType == TypeCheckpoint {
 				t.Fatalf("a line judged %s: those are the finalizer's", ev.EventType)
 			}
 			if ev.Outcome != integrity.Corrupt && ev.EventType == "" && ev.Flags&format.UnknownType == 0 {
 				t.Fatal("other without unknown_type")
-			}
-			for _, n := range ev.Notes[:ev.NoteCount] {
-				if !slices.Contains(kinds, n.Kind) {
-					t.Fatalf("note %q not in Annotations()", n.Kind)
-				}
 			}
 			if ev.HasCost && (ev.EventType != TypeTranscript || ev.CostUSD < 0 || math.IsInf(ev.CostUSD, 0) || math.IsNaN(ev.CostUSD)) {
 				t.Fatalf("cost %v on %q", ev.CostUSD, ev.EventType)
@@ -219,7 +167,7 @@ func FuzzMetadata(f *testing.F) {
 		}
 		m, ok := ReadMetadata(dir, 0)
 		parsed := ParseMetadata(data)
-		_, object, _ := firstMember(data, "")
+		_, object, _ := formattest.FirstMember(data, "")
 		if ok != m.Read || ok != parsed.Read || ok != object {
 			t.Fatalf("read %t/%t, parsed %t, encoding/json %t: %q", ok, m.Read, parsed.Read, object, data)
 		}
@@ -261,7 +209,7 @@ func FuzzManifest(f *testing.F) {
 	f.Add([]byte(`{"files":[{"path":"a\"]"},[],"x,y"],"files":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cp, ok := ParseManifest(data)
-		files, object, has := firstMember(data, "files")
+		files, object, has := formattest.FirstMember(data, "files")
 		if ok != object {
 			t.Fatalf("ok %t, encoding/json %t: %q", ok, object, data)
 		}

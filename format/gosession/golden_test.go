@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/format"
-	"github.com/journalship/journalship/integrity"
-	"github.com/stretchr/testify/assert"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,12 +36,7 @@ func TestGolden(t *testing.T) {
 			dir := copySession(t, filepath.Join("testdata", "sessions", d.Name()))
 			got := renderSession(t, dir)
 			golden := filepath.Join("testdata", d.Name()+".golden")
-			if *update {
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run go test ./format/gosession -update")
-			assert.Equal(t, string(want), got)
+			formattest.Golden(t, golden, got, *update, "run go test ./format/gosession -update")
 		})
 	}
 }
@@ -133,81 +127,6 @@ func renderJournal(t *testing.T, path string, data []byte) string {
 		filepath.Base(path), p.SessionID, len(p.Companions), f.Sniff(bytes.SplitN(data, []byte("\n"), 2)[0]))
 	st := f.NewState(p)
 	st.(format.SideFiles).Load(path)
-	j := f.NewJudge()
-	a := integrity.NewArena(1 << 12)
-	var ev format.Event
-	lines := bytes.Split(data, []byte("\n"))
-	for i, l := range lines {
-		last := i == len(lines)-1
-		if last && len(l) == 0 {
-			break
-		}
-		a.Reset(1 << 12)
-		j.Judge(l, st, a, &ev)
-		tail := ""
-		if last {
-			tail = " (torn tail)"
-		}
-		fmt.Fprintf(&b, "%d%s: %s\n", i+1, tail, render(&ev))
-	}
-	over, terminal := st.Over()
-	fmt.Fprintf(&b, "over=%t terminal=%t derived=%q\n", over, terminal, st.Derived())
-	for _, o := range st.Open() {
-		fmt.Fprintf(&b, "open: %s\n", o)
-	}
-	return b.String()
-}
-
-// render is a readable form of the neutral event; unset fields are left
-// out.
-func render(ev *format.Event) string {
-	var b strings.Builder
-	b.WriteString(ev.Outcome.String())
-	if ev.Outcome == integrity.Corrupt {
-		fmt.Fprintf(&b, " reason=%q", ev.CorruptReason)
-		return b.String()
-	}
-	typ := ev.EventType
-	if typ == "" {
-		typ = "other"
-	}
-	if len(ev.TypeName) > 0 {
-		typ += "(" + string(ev.TypeName) + ")"
-	}
-	fmt.Fprintf(&b, " type=%s role=%s", typ, ev.Role)
-	for _, fl := range []struct {
-		f    format.Flags
-		name string
-	}{{format.UnknownType, "unknown_type"}, {format.BestEffort, "best_effort"}, {format.DuplicateKey, "duplicate_key"}} {
-		if ev.Flags&fl.f != 0 {
-			b.WriteString(" " + fl.name)
-		}
-	}
-	if ev.HasTime {
-		b.WriteString(" time=" + ev.Time.UTC().Format(time.RFC3339Nano))
-	}
-	for _, s := range []struct {
-		k string
-		v []byte
-	}{{"session", ev.SessionID}, {"model", ev.Model}, {"tool", ev.ToolName}, {"call", ev.ToolCallID}} {
-		if len(s.v) > 0 {
-			fmt.Fprintf(&b, " %s=%s", s.k, s.v)
-		}
-	}
-	if ev.HasCost {
-		fmt.Fprintf(&b, " reported_cost=%g", ev.CostUSD)
-	}
-	if n := notes(ev); len(n) > 0 {
-		b.WriteString(" notes=" + strings.Join(n, ","))
-	}
-	if v := violations(ev); len(v) > 0 {
-		b.WriteString(" violations=[" + strings.Join(v, "; ") + "]")
-	}
-	if ev.Ends {
-		fmt.Fprintf(&b, " ends terminal=%t", ev.Terminal)
-	}
-	if ev.State != "" {
-		b.WriteString(" state=" + ev.State)
-	}
+	formattest.JudgeFile(&b, f.NewJudge(), st, data, formattest.Style{AlwaysTypeName: true, Cost: "reported_cost"})
 	return b.String()
 }

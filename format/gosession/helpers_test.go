@@ -1,17 +1,15 @@
 package gosession
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/journalship/journalship/format"
-	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,35 +19,6 @@ var valid = map[string]string{
 	TypeAssistant: `{"uuid":"9a7e3b10-5c2d-4e8f-b6a9-0d1e2f3a4b5c","timestamp":"2026-02-09T14:03:14.20871+01:00","role":"assistant","content":"","tool_calls":[{"id":"call_7","type":"function","function":{"name":"bash","arguments":"{}"}}]}`,
 	TypeTool:      `{"uuid":"c2d4e6f8-0a1b-4c3d-9e5f-7a8b9c0d1e2f","timestamp":"2026-02-09T14:03:19.94012+01:00","role":"tool","tool_call_id":"call_7","content":"--- FAIL: TestLogin (0.01s)"}`,
 	TypeSystem:    `{"uuid":"0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e","timestamp":"2026-02-09T14:03:10Z","role":"system","content":"You are a coding agent.","name":"setup"}`,
-}
-
-// del is the value with which mutate removes a field.
-var del = &struct{}{}
-
-// mutate sets (or, with del, removes) the dotted path of a JSON object
-// line, creating objects on the way.
-func mutate(t testing.TB, line, path string, v any) string {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal([]byte(line), &m))
-	keys := strings.Split(path, ".")
-	o := m
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := o[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			o[k] = next
-		}
-		o = next
-	}
-	if v == del {
-		delete(o, keys[len(keys)-1])
-	} else {
-		o[keys[len(keys)-1]] = v
-	}
-	b, err := json.Marshal(m)
-	require.NoError(t, err)
-	return string(b)
 }
 
 // msg builds a message of role at base + sec seconds with a uuid made
@@ -103,48 +72,12 @@ func runWith(t testing.TB, f *Format, journal Journal, m *Metadata, lines ...str
 }
 
 func feed(st *State, f *Format, lines ...string) []format.Event {
-	j := f.NewJudge()
-	a := integrity.NewArena(1 << 16)
-	out := make([]format.Event, 0, len(lines))
-	var ev format.Event
-	for _, l := range lines {
-		j.Judge([]byte(l), st, a, &ev)
-		e := ev
-		e.Violations = slices.Clone(ev.Violations)
-		out = append(out, e)
-	}
-	return out
+	return formattest.JudgeLines(f.NewJudge(), st, lines...)
 }
 
 // judgeOne judges a line without state.
 func judgeOne(line string) format.Event {
-	var a integrity.Arena
-	var ev format.Event
-	New().NewJudge().Judge([]byte(line), nil, &a, &ev)
-	ev.Violations = slices.Clone(ev.Violations)
-	return ev
-}
-
-// notes renders a line's notes as "kind(detail)".
-func notes(ev *format.Event) []string {
-	var out []string
-	for _, n := range ev.Notes[:ev.NoteCount] {
-		if n.Detail != nil {
-			out = append(out, fmt.Sprintf("%s(%s)", n.Kind, n.Detail))
-		} else {
-			out = append(out, n.Kind)
-		}
-	}
-	return out
-}
-
-// violations renders a line's violations as "field: reason".
-func violations(ev *format.Event) []string {
-	var out []string
-	for _, v := range ev.Violations {
-		out = append(out, v.Field+": "+v.Reason)
-	}
-	return out
+	return formattest.JudgeLine(New().NewJudge(), nil, line)
 }
 
 // writeSession writes a session directory under a temporary base: files

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 	"github.com/stretchr/testify/assert"
 )
@@ -14,13 +15,13 @@ func TestEachRoleValid(t *testing.T) {
 	for typ, line := range valid {
 		t.Run(typ, func(t *testing.T) {
 			ev := judgeOne(line)
-			assert.Equal(t, integrity.Valid, ev.Outcome, violations(&ev))
+			assert.Equal(t, integrity.Valid, ev.Outcome, formattest.Violations(&ev))
 			assert.Equal(t, typ, ev.EventType)
 			assert.Nil(t, ev.TypeName)
 			assert.Equal(t, wantRole[typ], ev.Role)
 			assert.True(t, ev.HasTime)
 			assert.Zero(t, ev.Flags)
-			assert.Zero(t, ev.NoteCount, notes(&ev))
+			assert.Zero(t, ev.NoteCount, formattest.Notes(&ev))
 			assert.Empty(t, ev.State, "no state, none derived")
 			assert.False(t, ev.Ends)
 			assert.False(t, ev.Usage.Has, "messages carry no tokens")
@@ -46,9 +47,9 @@ func TestToolIDs(t *testing.T) {
 	ev = judgeOne(valid[TypeTool])
 	assert.Equal(t, "call_7", string(ev.ToolCallID))
 	assert.Empty(t, ev.ToolName, "no state: the call's name is unknown")
-	ev = judgeOne(mutate(t, valid[TypeTool], "name", "bash"))
+	ev = judgeOne(formattest.Mutate(t, valid[TypeTool], "name", "bash"))
 	assert.Equal(t, "bash", string(ev.ToolName), "the message's own name, then")
-	ev = judgeOne(mutate(t, valid[TypeUser], "tool_calls", []any{map[string]any{"id": "x", "name": "y"}}))
+	ev = judgeOne(formattest.Mutate(t, valid[TypeUser], "tool_calls", []any{map[string]any{"id": "x", "name": "y"}}))
 	assert.Equal(t, integrity.Valid, ev.Outcome, "tool_calls is judged on any role")
 	assert.Empty(t, ev.ToolCallID, "but only an assistant's calls are calls")
 }
@@ -65,9 +66,9 @@ func TestRequiredFieldMissing(t *testing.T) {
 	for typ, fields := range required {
 		for _, field := range fields {
 			t.Run(typ+"/"+field, func(t *testing.T) {
-				ev := judgeOne(mutate(t, valid[typ], field, del))
+				ev := judgeOne(formattest.Mutate(t, valid[typ], field, formattest.Del))
 				assert.Equal(t, integrity.SchemaInvalid, ev.Outcome)
-				assert.Equal(t, []string{field + ": required field missing"}, violations(&ev))
+				assert.Equal(t, []string{field + ": required field missing"}, formattest.Violations(&ev))
 				assert.Equal(t, typ, ev.EventType)
 			})
 		}
@@ -79,14 +80,14 @@ func TestOptionalFields(t *testing.T) {
 		typ, field string
 		value      any
 	}{
-		{TypeUser, "content", del}, {TypeUser, "content", nil}, {TypeUser, "content", []any{map[string]any{"type": "text", "text": "hi"}}},
-		{TypeAssistant, "content", nil}, {TypeAssistant, "tool_calls", del}, {TypeAssistant, "tool_calls", nil},
+		{TypeUser, "content", formattest.Del}, {TypeUser, "content", nil}, {TypeUser, "content", []any{map[string]any{"type": "text", "text": "hi"}}},
+		{TypeAssistant, "content", nil}, {TypeAssistant, "tool_calls", formattest.Del}, {TypeAssistant, "tool_calls", nil},
 		{TypeAssistant, "tool_calls", []any{}}, {TypeUser, "name", nil}, {TypeUser, "name", "dev"},
 		{TypeUser, "tool_call_id", ""}, {TypeUser, "tool_call_id", nil}, {TypeTool, "name", "bash"},
-		{TypeSystem, "name", del}, {TypeTool, "content", del},
+		{TypeSystem, "name", formattest.Del}, {TypeTool, "content", formattest.Del},
 	} {
-		ev := judgeOne(mutate(t, valid[c.typ], c.field, c.value))
-		assert.Equal(t, integrity.Valid, ev.Outcome, "%s %s=%v: %v", c.typ, c.field, c.value, violations(&ev))
+		ev := judgeOne(formattest.Mutate(t, valid[c.typ], c.field, c.value))
+		assert.Equal(t, integrity.Valid, ev.Outcome, "%s %s=%v: %v", c.typ, c.field, c.value, formattest.Violations(&ev))
 	}
 }
 
@@ -121,9 +122,9 @@ func TestWrongTypes(t *testing.T) {
 		{TypeAssistant, "tool_calls", []any{map[string]any{"id": "a", "name": 5}}, "tool_calls[0].name: must be a string"},
 		{TypeAssistant, "tool_calls", []any{map[string]any{"id": "a", "function": map[string]any{"name": []any{}}}}, "tool_calls[0].function.name: must be a string"},
 	} {
-		ev := judgeOne(mutate(t, valid[c.typ], c.field, c.value))
+		ev := judgeOne(formattest.Mutate(t, valid[c.typ], c.field, c.value))
 		assert.Equal(t, integrity.SchemaInvalid, ev.Outcome, "%s %s=%v", c.typ, c.field, c.value)
-		assert.Equal(t, []string{c.want}, violations(&ev), "%s %s=%v", c.typ, c.field, c.value)
+		assert.Equal(t, []string{c.want}, formattest.Violations(&ev), "%s %s=%v", c.typ, c.field, c.value)
 		assert.Equal(t, c.typ, ev.EventType)
 	}
 }
@@ -133,7 +134,7 @@ func TestManyToolCalls(t *testing.T) {
 	for i := range calls {
 		calls[i] = map[string]any{"id": i}
 	}
-	ev := judgeOne(mutate(t, valid[TypeAssistant], "tool_calls", calls))
+	ev := judgeOne(formattest.Mutate(t, valid[TypeAssistant], "tool_calls", calls))
 	assert.Len(t, ev.Violations, 70)
 	assert.Equal(t, "tool_calls[0].id", ev.Violations[0].Field)
 	assert.Equal(t, "tool_calls[63].id", ev.Violations[63].Field)
@@ -155,7 +156,7 @@ func TestDuplicateKeys(t *testing.T) {
 		ev := judgeOne(line)
 		assert.Equal(t, integrity.SchemaInvalid, ev.Outcome, line)
 		assert.Equal(t, format.DuplicateKey, ev.Flags, line)
-		assert.Equal(t, want, violations(&ev), line)
+		assert.Equal(t, want, formattest.Violations(&ev), line)
 	}
 	ev := judgeOne(`{"role":"user","role":"tool","uuid":"u","timestamp":"2026-02-09T14:00:00Z"}`)
 	assert.Equal(t, TypeUser, ev.EventType, "the first occurrence counts")
@@ -164,7 +165,7 @@ func TestDuplicateKeys(t *testing.T) {
 func TestUnknownRole(t *testing.T) {
 	for _, r := range []string{"developer", "function", "", "USER"} {
 		ev := judgeOne(`{"role":"` + r + `","uuid":5,"timestamp":"2026-02-09T14:00:00Z","content":{},"tool_calls":"x"}`)
-		assert.Equal(t, integrity.Valid, ev.Outcome, "an unknown role's fields are not judged: %v", violations(&ev))
+		assert.Equal(t, integrity.Valid, ev.Outcome, "an unknown role's fields are not judged: %v", formattest.Violations(&ev))
 		assert.Equal(t, "", ev.EventType, r)
 		assert.Equal(t, r, string(ev.TypeName))
 		assert.Equal(t, format.UnknownType, ev.Flags)
@@ -172,12 +173,12 @@ func TestUnknownRole(t *testing.T) {
 		assert.True(t, ev.HasTime, "a readable timestamp is used")
 	}
 	ev := judgeOne(`{"role":"developer","role":"x"}`)
-	assert.Equal(t, []string{"role: duplicate key"}, violations(&ev), "the role itself is judged")
+	assert.Equal(t, []string{"role: duplicate key"}, formattest.Violations(&ev), "the role itself is judged")
 }
 
 func TestUnknownFieldsPass(t *testing.T) {
 	for typ, line := range valid {
-		ev := judgeOne(mutate(t, mutate(t, line, "future_field", []any{1}), "meta.extra", "x"))
+		ev := judgeOne(formattest.Mutate(t, formattest.Mutate(t, line, "future_field", []any{1}), "meta.extra", "x"))
 		assert.Equal(t, integrity.Valid, ev.Outcome, typ)
 	}
 	ev := judgeOne(`{"uuid":"u","timestamp":"2026-02-09T14:00:00Z","role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":"{}","extra":[1]},"index":0}]}`)
@@ -241,7 +242,7 @@ func TestTranscriptLines(t *testing.T) {
 	for i, ev := range evs {
 		assert.Equal(t, want[i].outcome, ev.Outcome, lines[i])
 		assert.Equal(t, want[i].name, string(ev.TypeName), lines[i])
-		assert.Equal(t, want[i].violations, violations(&ev), lines[i])
+		assert.Equal(t, want[i].violations, formattest.Violations(&ev), lines[i])
 		if ev.Outcome == integrity.Corrupt {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,7 +59,7 @@ func TestContinuity(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			evs, st := run(t, nil, c.lines...)
 			for i := range evs {
-				assert.Equal(t, c.notes[i], notes(&evs[i]), "line %d", i+1)
+				assert.Equal(t, c.notes[i], formattest.Notes(&evs[i]), "line %d", i+1)
 			}
 			assert.Equal(t, c.open, st.Open())
 		})
@@ -71,13 +72,13 @@ func TestTimestampsAreInstants(t *testing.T) {
 	}
 	evs, _ := run(t, nil, line(1, "2026-02-09T14:00:00Z"), line(2, "2026-02-09T15:00:00+01:00"),
 		line(3, "2026-02-09T14:30:00.5+01:00"), line(4, "2026-02-09T13:30:00.500000001Z"))
-	assert.Nil(t, notes(&evs[1]), "the same instant, offsets apart")
-	assert.Equal(t, []string{"timestamp_regression(2026-02-09T15:00:00+01:00)"}, notes(&evs[2]), "13:30:00.5Z, as written before")
-	assert.Nil(t, notes(&evs[3]), "a nanosecond later")
+	assert.Nil(t, formattest.Notes(&evs[1]), "the same instant, offsets apart")
+	assert.Equal(t, []string{"timestamp_regression(2026-02-09T15:00:00+01:00)"}, formattest.Notes(&evs[2]), "13:30:00.5Z, as written before")
+	assert.Nil(t, formattest.Notes(&evs[3]), "a nanosecond later")
 	evs, _ = run(t, nil, line(1, "2026-02-09T19:35:00.25+05:30"), line(2, "2026-02-09T04:04:59-09:30"))
 	assert.Equal(t, time.Date(2026, 2, 9, 14, 5, 0, 25e7, time.UTC), evs[0].Time.UTC())
 	assert.Equal(t, time.Date(2026, 2, 9, 13, 34, 59, 0, time.UTC), evs[1].Time.UTC())
-	assert.Equal(t, []string{"timestamp_regression(2026-02-09T19:35:00.25+05:30)"}, notes(&evs[1]))
+	assert.Equal(t, []string{"timestamp_regression(2026-02-09T19:35:00.25+05:30)"}, formattest.Notes(&evs[1]))
 }
 
 func TestToolNames(t *testing.T) {
@@ -215,15 +216,15 @@ func TestBounds(t *testing.T) {
 	f, err := NewWith(Config{MaxTrackedIDs: 2, MaxOpenCalls: 2, MaxMetadataBytes: 1})
 	require.NoError(t, err)
 	evs, st := runWith(t, f, Messages, nil, msg(1, 0, "user"), msg(2, 1, "user"), msg(3, 2, "user"), msg(3, 3, "user"), msg(1, 4, "user"))
-	assert.Nil(t, notes(&evs[3]), "u-3 was not tracked: no judgement")
-	assert.Equal(t, []string{"uuid_repeat"}, notes(&evs[4]))
+	assert.Nil(t, formattest.Notes(&evs[3]), "u-3 was not tracked: no judgement")
+	assert.Equal(t, []string{"uuid_repeat"}, formattest.Notes(&evs[4]))
 	assert.True(t, st.uuids.full)
 	assert.Equal(t, 2, st.uuids.n)
 
 	evs, st = runWith(t, f, Messages, nil, call(1, 0, "a:x", "b:y"), call(2, 1, "c:z"), result(3, 2, "c"), result(4, 3, "q"))
 	assert.Len(t, st.open, 2)
-	assert.Nil(t, notes(&evs[2]))
-	assert.Nil(t, notes(&evs[3]), "the call ids overflowed: q may have been issued")
+	assert.Nil(t, formattest.Notes(&evs[2]))
+	assert.Nil(t, formattest.Notes(&evs[3]), "the call ids overflowed: q may have been issued")
 	assert.Equal(t, []string{"tool call a (x) was never answered", "tool call b (y) was never answered"}, st.Open())
 
 	f, err = NewWith(Config{MaxTrackedIDs: 10, MaxOpenCalls: 2, MaxMetadataBytes: 1})
@@ -232,7 +233,7 @@ func TestBounds(t *testing.T) {
 	assert.Equal(t, []string{"tool call a (x) was never answered", "tool call b (y) was never answered",
 		"2 more tool calls were never answered"}, st.Open())
 	evs = feed(st, f, result(2, 1, "c"))
-	assert.Nil(t, notes(&evs[0]))
+	assert.Nil(t, formattest.Notes(&evs[0]))
 	assert.Equal(t, "1 more tool calls were never answered", st.Open()[2])
 
 	long := strings.Repeat("é", 300)
@@ -372,7 +373,7 @@ func TestLoad(t *testing.T) {
 				assert.Equal(t, over, terminal)
 				assert.Equal(t, "", st.Derived())
 				assert.Equal(t, TypeTranscript, evs[1].EventType, "a transcript line whatever it holds")
-				assert.Equal(t, []string{"type: required field missing"}, violations(&evs[1]))
+				assert.Equal(t, []string{"type: required field missing"}, formattest.Violations(&evs[1]))
 			})
 		}
 	})

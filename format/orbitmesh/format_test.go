@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -143,11 +144,11 @@ func TestSchema(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, evs := run(t, nil, c.line)
 			ev := &evs[0]
-			assert.Equal(t, c.outcome, ev.Outcome, violations(ev))
+			assert.Equal(t, c.outcome, ev.Outcome, formattest.Violations(ev))
 			assert.Equal(t, c.corrupt, ev.CorruptReason)
 			assert.Equal(t, c.eventType, ev.EventType)
 			assert.Equal(t, c.role, ev.Role)
-			assert.Equal(t, c.violations, violations(ev))
+			assert.Equal(t, c.violations, formattest.Violations(ev))
 			assert.Equal(t, c.flags, ev.Flags)
 		})
 	}

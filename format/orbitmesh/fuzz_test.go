@@ -1,15 +1,13 @@
 package orbitmesh
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -29,32 +27,6 @@ func seedLines(f *testing.F) []string {
 		`{"a":[[[{"kind":1}]]],"kind":"message.x"}`, `"kind"`, `{}`, ``)
 }
 
-// wantCorrupt is the oracle: a line is corrupt unless it is valid UTF-8,
-// valid JSON, an object, and the first top-level "kind" member is a string.
-func wantCorrupt(line []byte) bool {
-	if !utf8.Valid(line) || !json.Valid(line) {
-		return true
-	}
-	d := json.NewDecoder(bytes.NewReader(line))
-	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-		return true
-	}
-	for d.More() {
-		key, err := d.Token()
-		if err != nil {
-			return true
-		}
-		var raw json.RawMessage
-		if d.Decode(&raw) != nil {
-			return true
-		}
-		if key == "kind" {
-			return raw[0] != '"'
-		}
-	}
-	return true
-}
-
 // FuzzJudge: Judge never panics; a line is corrupt exactly when the oracle
 // says so; the state's status is always one of the five.
 func FuzzJudge(f *testing.F) {
@@ -71,7 +43,7 @@ func FuzzJudge(f *testing.F) {
 		for _, l := range []string{l1, l2, l1} {
 			a.Reset(1 << 12)
 			j.Judge([]byte(l), st, a, &ev)
-			if got, want := ev.Outcome == integrity.Corrupt, wantCorrupt([]byte(l)); got != want {
+			if got, want := ev.Outcome == integrity.Corrupt, formattest.CorruptOracle([]byte(l), "kind"); got != want {
 				t.Fatalf("line %q: corrupt %v (%q), oracle %v", l, got, ev.CorruptReason, want)
 			}
 			if ev.Outcome != integrity.Corrupt && statusOf([]byte(ev.State)) == "" {

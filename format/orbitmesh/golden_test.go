@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/formattest"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -34,13 +34,7 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := renderSession(t, log)
 			golden := filepath.Join("testdata", name+".golden")
-			if *update {
-				require.NoError(t, os.WriteFile(golden, got, 0o644))
-				return
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run with -update to create it")
-			assert.Equal(t, string(want), string(got))
+			formattest.Golden(t, golden, string(got), *update, "run with -update to create it")
 		})
 	}
 }
@@ -115,7 +109,7 @@ func render(ev *format.Event) string {
 		fmt.Fprintf(&b, " notes=%v", notes(ev))
 	}
 	if len(ev.Violations) > 0 {
-		fmt.Fprintf(&b, " violations=%q", violations(ev))
+		fmt.Fprintf(&b, " violations=%q", formattest.Violations(ev))
 	}
 	if ev.Ends {
 		b.WriteString(" ends")

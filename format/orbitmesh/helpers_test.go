@@ -53,15 +53,6 @@ func run(t testing.TB, snap *Snapshot, lines ...string) (*State, []format.Event)
 	return st, evs
 }
 
-// violations renders an event's violations as "field: reason" strings.
-func violations(ev *format.Event) []string {
-	var out []string
-	for _, v := range ev.Violations {
-		out = append(out, v.Field+": "+v.Reason)
-	}
-	return out
-}
-
 func notes(ev *format.Event) []string {
 	var out []string
 	for _, n := range ev.Notes[:ev.NoteCount] {
