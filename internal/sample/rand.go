@@ -1,15 +1,21 @@
 package sample
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"math/rand/v2"
 	"strings"
+	"time"
+
+	"github.com/google/uuid"
 )
 
 // Rand is a generator's random stream. It wraps a PCG source, whose output
 // the Go specification of math/rand/v2 fixes, so a seed gives the same
 // corpus on every platform. Every generator (Cortex Plane here, Codelia,
-// OrbitMesh) draws from it; each embeds it in its own type for the ids
-// and durations of its format.
+// OrbitMesh) draws from it; each embeds it in its own type for the ids of
+// its format.
 type Rand struct{ r *rand.Rand }
 
 // NewRand returns the stream number stream of seed. Streams are
@@ -76,3 +82,35 @@ func (x *Rand) Uint32() uint32 { return x.r.Uint32() }
 
 // Pick returns a random element of s; s must not be empty.
 func Pick[T any](x *Rand, s []T) T { return s[x.r.IntN(len(s))] }
+
+// UUIDv4 returns a random (version 4) UUID drawn from the stream, as
+// crypto.randomUUID() writes ids.
+func (x *Rand) UUIDv4() string {
+	var u uuid.UUID
+	binary.BigEndian.PutUint64(u[0:8], x.Uint64())
+	binary.BigEndian.PutUint64(u[8:16], x.Uint64())
+	u[6] = 0x40 | u[6]&0x0f
+	u[8] = 0x80 | u[8]&0x3f
+	return u.String()
+}
+
+// Millis returns a duration of between lo and hi milliseconds.
+func (x *Rand) Millis(lo, hi int) time.Duration {
+	return time.Duration(x.Between(lo, hi)) * time.Millisecond
+}
+
+// Secs returns a duration of between lo and hi seconds, to the
+// millisecond.
+func (x *Rand) Secs(lo, hi int) time.Duration { return x.Millis(lo*1000, hi*1000) }
+
+// SHA256Hex returns the lowercase hex SHA-256 of the parts joined by NUL.
+func SHA256Hex(parts ...string) string {
+	h := sha256.New()
+	for i, p := range parts {
+		if i > 0 {
+			h.Write([]byte{0})
+		}
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

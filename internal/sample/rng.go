@@ -1,9 +1,7 @@
 package sample
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"time"
 
 	"github.com/google/uuid"
@@ -30,18 +28,6 @@ func (x *rng) uuidV7(t time.Time) string {
 	u[6] = 0x70 | u[6]&0x0f
 	u[8] = 0x80 | u[8]&0x3f
 	return u.String()
-}
-
-// sha256Hex returns the lowercase hex SHA-256 of the parts joined by NUL.
-func sha256Hex(parts ...string) string {
-	h := sha256.New()
-	for i, p := range parts {
-		if i > 0 {
-			h.Write([]byte{0})
-		}
-		h.Write([]byte(p))
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Kubernetes name alphabets: pod-template hashes and pod suffixes avoid

@@ -161,7 +161,7 @@ func (b *sessBuilder) approval() {
 		ApprovalRequestID: id,
 		StepIndex:         b.lastStep,
 		Action:            approvalTool + " " + js.pending,
-		TokenHash:         sha256Hex("approval-token", id, js.id),
+		TokenHash:         SHA256Hex("approval-token", id, js.id),
 		Routing: approvalRouting{Channel: "slack", Target: "#" + js.th.service + "-approvals",
 			Approvers: approvers[:x.Between(1, len(approvers))]},
 		ExpiresAt: b.t.Add(24 * time.Hour).UTC().Format(timestampLayout),

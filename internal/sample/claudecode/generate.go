@@ -28,7 +28,7 @@ func Generate(cfg Config) (*sample.Corpus, error) {
 		x := newRNG(cfg.Seed, uint64(i)+1)
 		at := start.Add(time.Duration(i) * spacing)
 		if i > 0 {
-			at = at.Add(x.ms(0, int(spacing/time.Millisecond)/2))
+			at = at.Add(x.Millis(0, int(spacing/time.Millisecond)/2))
 		}
 		model := cfg.Models[i%len(cfg.Models)]
 		fault := cfg.Faults && i < MinFaultSessions
@@ -43,15 +43,15 @@ func Generate(cfg Config) (*sample.Corpus, error) {
 		case fault && i == 2:
 			s = newSession(x, i, eraOld, model, cfg.Models, at)
 			for s.id[0] < '8' { // the fork's id sorts before it (see the package doc)
-				s.id = x.uuidV4()
+				s.id = x.UUIDv4()
 			}
 			origN, origCtx, origEnd = s.original()
 			orig = s
 		case fault && i == 3:
-			s = newSession(x, i, eraNew, orig.main.model, cfg.Models, origEnd.Add(x.secs(90, 300)))
+			s = newSession(x, i, eraNew, orig.main.model, cfg.Models, origEnd.Add(x.Secs(90, 300)))
 			s.th, s.tasks, s.main.version = orig.th, orig.tasks, orig.main.version
 			for s.id >= orig.id {
-				s.id = x.uuidV4()
+				s.id = x.UUIDv4()
 			}
 			s.fork(orig, origN, origCtx)
 		case fault && i == 4:

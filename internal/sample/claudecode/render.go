@@ -57,7 +57,7 @@ func encodeAll(recs []*rec) ([][]byte, error) {
 			out[i] = []byte(r.raw + "\n")
 			continue
 		}
-		b, err := marshal(r.b)
+		b, err := sample.Marshal(r.b)
 		if err != nil {
 			return nil, fmt.Errorf("claudecode sample: encode %s line: %w", r.typ, err)
 		}

@@ -56,7 +56,7 @@ func (t *transcript) respond(blocks []block, o respOpts) *response {
 	if t.kind == kindMain {
 		t.autoCompact()
 	}
-	t.tick(x.ms(1200, 6500))
+	t.tick(x.Millis(1200, 6500))
 	u := t.ctx.request(x, t.clock)
 	var real int64
 	for _, b := range blocks {
@@ -74,7 +74,7 @@ func (t *transcript) respond(blocks []block, o respOpts) *response {
 	var written int64
 	for i, b := range blocks {
 		if i > 0 {
-			t.tick(x.ms(120, 900))
+			t.tick(x.Millis(120, 900))
 		}
 		t.tick(time.Duration(b.out) * time.Duration(x.Between(9, 16)) * time.Millisecond)
 		written += b.out
@@ -179,7 +179,7 @@ func (t *transcript) synthetic(text string, apiError bool) *rec {
 	zero := obj{{"input_tokens", 0}, {"output_tokens", 0}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 0},
 		{"server_tool_use", obj{{"web_search_requests", 0}, {"web_fetch_requests", 0}}},
 		{"cache_creation", obj{{"ephemeral_1h_input_tokens", 0}, {"ephemeral_5m_input_tokens", 0}}}}
-	id := t.s.x.uuidV4()
+	id := t.s.x.UUIDv4()
 	msg := obj{{"id", id}, {"model", SyntheticModel}, {"role", "assistant"}, {"stop_reason", "stop_sequence"},
 		{"stop_sequence", ""}, {"type", "message"}, {"usage", zero}, {"content", []obj{{{"type", blockText}, {"text", text}}}}}
 	var tail obj
@@ -195,7 +195,7 @@ func (t *transcript) synthetic(text string, apiError bool) *rec {
 func (t *transcript) result(c *call) *rec {
 	x := t.s.x
 	for _, p := range c.progress {
-		t.tick(x.ms(300, 2500))
+		t.tick(x.Millis(300, 2500))
 		t.progress(p, c.progressID(p), c.id)
 	}
 	t.tick(c.dur)

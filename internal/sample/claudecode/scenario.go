@@ -80,7 +80,7 @@ func (s *session) cleanTurn(k int, queued *string) {
 // maybe with a CLI upgraded meanwhile.
 func (s *session) resume(upgrade bool) {
 	t, x := s.main, s.x
-	t.tick(x.secs(8*60, 20*60))
+	t.tick(x.Secs(8*60, 20*60))
 	if upgrade && t.old() {
 		t.version = pick(x, versionsNew)
 	}
@@ -98,8 +98,8 @@ func (s *session) resume(upgrade bool) {
 // interrupted and answered "No response requested.".
 func (s *session) legacy() {
 	t, x := s.main, s.x
-	t.meta(TypeSummary, obj{{"type", TypeSummary}, {"summary", "Investigate " + s.task(1).pattern + " usage"}, {"leafUuid", x.uuidV4()}})
-	t.meta(TypeSummary, obj{{"type", TypeSummary}, {"summary", pick(x, s.th.titles)}, {"leafUuid", x.uuidV4()}})
+	t.meta(TypeSummary, obj{{"type", TypeSummary}, {"summary", "Investigate " + s.task(1).pattern + " usage"}, {"leafUuid", x.UUIDv4()}})
+	t.meta(TypeSummary, obj{{"type", TypeSummary}, {"summary", pick(x, s.th.titles)}, {"leafUuid", x.UUIDv4()}})
 	tk := s.task(0)
 	t.ask(tk.prompt)
 	t.delegate(tk, 1, nil)
@@ -126,7 +126,7 @@ func (s *session) legacy() {
 
 	t.pause()
 	t.interrupted(s.task(1))
-	t.tick(x.ms(200, 900))
+	t.tick(x.Millis(200, 900))
 	t.synthetic("No response requested.", false)
 }
 
@@ -141,7 +141,7 @@ func (s *session) subagents() {
 	t, x := s.main, s.x
 	tk := s.task(0)
 	t.queue("enqueue", tk.prompt)
-	t.tick(x.ms(5, 50))
+	t.tick(x.Millis(5, 50))
 	t.queue("dequeue", "")
 	t.hookContext()
 	t.ask(tk.prompt)
@@ -171,7 +171,7 @@ func (s *session) original() (int, tokenCtx, time.Time) {
 	t.pause()
 	t.followUp(s.task(0))
 	n, ctx, end := len(t.recs), t.ctx, t.clock
-	t.tick(x.secs(18*60, 25*60))
+	t.tick(x.Secs(18*60, 25*60))
 	t.version = pick(x, versionsNew)
 	t.work(s.task(1), 3)
 	return n, ctx, end
@@ -240,10 +240,10 @@ func (s *session) damaged() {
 	t.final(tk.done, respOpts{})
 	s.turns++
 
-	t.tick(x.secs(5, 40))
+	t.tick(x.Secs(5, 40))
 	t.recs = append(t.recs, &rec{raw: `{"sessionId":"` + s.id + `","timestamp":"` + stamp(t.clock) + `","isSidechain":false,"userType":"external"}`, corrupt: true, at: t.clock})
 	t.switchModel()
-	t.tick(x.ms(50, 500))
+	t.tick(x.Millis(50, 500))
 	t.meta(TypeUnknown, obj{{"type", TypeUnknown}, {"sessionId", s.id}, {"timestamp", stamp(t.clock)}, {"percentUsed", x.Between(20, 60)}, {"window", 200000}}).unknown = true
 
 	tk = s.task(1)
@@ -277,7 +277,7 @@ func (s *session) damaged() {
 	last := s.bash(s.th.build, "Check the build", "", false)
 	last.progress = nil
 	t.respond([]block{last.use()}, respOpts{})
-	t.tick(x.secs(1, 5))
+	t.tick(x.Secs(1, 5))
 	t.result(last).crash = true
 }
 

@@ -47,7 +47,7 @@ type session struct {
 
 // newSession starts session i at at, in era, with model.
 func newSession(x *rng, i int, era int, model string, models []string, at time.Time) *session {
-	s := &session{x: x, i: i, id: x.uuidV4(), th: &themes[x.Intn(len(themes))], models: models}
+	s := &session{x: x, i: i, id: x.UUIDv4(), th: &themes[x.Intn(len(themes))], models: models}
 	s.mode = []cacheMode{cache5m, cache1h, cacheMixed}[x.Weighted(60, 25, 15)]
 	var version string
 	switch era {
@@ -112,7 +112,7 @@ func (s *session) subModel(typ string) string {
 
 // meta writes a subagent's sidecar (<agent>.meta.json).
 func (s *session) metaFile(t *transcript, agentType, desc string) {
-	data, _ := marshal(obj{{"agentType", agentType}, {"description", desc}})
+	data, _ := sample.Marshal(obj{{"agentType", agentType}, {"description", desc}})
 	s.side = append(s.side, sample.SideFile{Rel: s.rel(t, ".meta.json"), Data: data})
 }
 

@@ -25,7 +25,7 @@ type call struct {
 
 func (c *call) progressID(p obj) string {
 	for _, m := range p {
-		if m.k == "type" && m.v == "bash_progress" {
+		if m.K == "type" && m.V == "bash_progress" {
 			return "bash-progress-0"
 		}
 	}
@@ -36,7 +36,7 @@ func (c *call) progressID(p obj) string {
 func (c *call) use() block { return block{kind: blockToolUse, call: c, out: c.out} }
 
 func (s *session) newCall(name string, input obj) *call {
-	return &call{id: s.x.toolID(), name: name, input: input, out: int64(s.x.Between(40, 180)), dur: s.x.ms(40, 900)}
+	return &call{id: s.x.toolID(), name: name, input: input, out: int64(s.x.Between(40, 180)), dur: s.x.Millis(40, 900)}
 }
 
 // abs is the absolute path of a repository file.
@@ -103,7 +103,7 @@ func (s *session) bash(cmd, desc, out string, isErr bool) *call {
 	c.isError = isErr
 	c.tur = obj{{"stdout", out}, {"stderr", ""}, {"interrupted", false}, {"isImage", false}}
 	c.tokens = int64(len(out)/3 + x.Between(50, 2500))
-	c.dur = x.ms(800, 9000)
+	c.dur = x.Millis(800, 9000)
 	if !s.main.legacyCLI() && x.Chance(0.5) {
 		first, _, _ := strings.Cut(out, "\n")
 		c.progress = []obj{{{"type", "bash_progress"}, {"output", first}, {"fullOutput", first}, {"elapsedTimeSeconds", x.Between(2, 6)}, {"totalLines", strings.Count(out, "\n") + 1}}}

@@ -82,7 +82,7 @@ func (t *transcript) line(typ string, fields, tail obj) *rec {
 	}
 	o = append(o, kv{"type", typ})
 	o = append(o, fields...)
-	r.uuid = t.s.x.uuidV4()
+	r.uuid = t.s.x.UUIDv4()
 	o = append(o, kv{"uuid", r.uuid}, kv{"timestamp", stamp(t.clock)})
 	r.b = append(o, tail...)
 	t.recs = append(t.recs, r)
@@ -94,8 +94,8 @@ func (t *transcript) line(typ string, fields, tail obj) *rec {
 func (t *transcript) meta(typ string, o obj) *rec {
 	r := &rec{typ: typ, at: t.clock, b: o}
 	for _, m := range o {
-		if m.k == "sessionId" {
-			r.session, _ = m.v.(string)
+		if m.K == "sessionId" {
+			r.session, _ = m.V.(string)
 		}
 	}
 	t.recs = append(t.recs, r)
@@ -131,7 +131,7 @@ func (t *transcript) prompt(text string, k userKind) *rec {
 // edits files (named after the prompt's uuid, drawn by the line), then
 // the prompt.
 func (t *transcript) ask(text string) *rec {
-	t.tick(t.s.x.ms(200, 900))
+	t.tick(t.s.x.Millis(200, 900))
 	var snap *rec
 	if t.kind == kindMain && t.s.snapshots && !t.sidechain {
 		snap = t.meta(TypeFileHistorySnapshot, nil)

@@ -68,7 +68,7 @@ func (g *gen) newRun(x *rng, i, kind int, at time.Time) *run {
 		h = newHost(x, "cli")
 	}
 	model := g.cfg.Models[i%len(g.cfg.Models)]
-	r := &run{x: x, id: x.uuidV4(), sess: sess, host: h, model: model, prov: providerOf(model),
+	r := &run{x: x, id: x.UUIDv4(), sess: sess, host: h, model: model, prov: providerOf(model),
 		version: g.version, clock: at}
 	r.fileID, r.dir = r.id, at.UTC()
 	if sess != nil {
@@ -97,7 +97,7 @@ func (g *gen) sessionFor(x *rng, kind int) *session {
 			return g.last
 		}
 	}
-	s := &session{id: x.uuidV4(), host: newHost(x, "tui")}
+	s := &session{id: x.UUIDv4(), host: newHost(x, "tui")}
 	g.sessions = append(g.sessions, s)
 	switch kind {
 	case scCrashed:

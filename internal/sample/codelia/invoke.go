@@ -3,6 +3,8 @@ package codelia
 import (
 	"strings"
 	"time"
+
+	"github.com/journalship/journalship/internal/sample"
 )
 
 // The model invocations of a run: llm.request, llm.response, and the tool
@@ -43,7 +45,7 @@ func (r *run) invokeSeq(st step, seq int64) (req, resp *rec, ids []string) {
 	for _, c := range st.calls {
 		id := r.toolCallID()
 		ids = append(ids, id)
-		args, _ := marshal(c.args)
+		args, _ := sample.Marshal(c.args)
 		calls = append(calls, obj{{"id", id}, {"type", "function"}, {"function", obj{{"name", c.tool}, {"arguments", string(args)}}}})
 	}
 	var content any
@@ -75,7 +77,7 @@ func (r *run) toolCall(c call, id string) *rec {
 
 // toolOutput appends the tool's output and adds it to the conversation.
 func (r *run) toolOutput(c call, id string) *rec {
-	if cmd, _ := c.args.get("command").(string); strings.Contains(cmd, "test") {
+	if cmd, _ := c.args.Get("command").(string); strings.Contains(cmd, "test") {
 		r.wait(900, 9000)
 	} else {
 		r.wait(4, 150)
@@ -142,7 +144,7 @@ func (r *run) responseID() string {
 func tokensOf(msgs ...obj) int64 {
 	var n int64
 	for _, m := range msgs {
-		b, _ := marshal(m)
+		b, _ := sample.Marshal(m)
 		n += int64(len(b))/4 + 4
 	}
 	return n

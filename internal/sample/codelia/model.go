@@ -1,6 +1,10 @@
 package codelia
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/journalship/journalship/internal/sample"
+)
 
 // cacheStyle is how a provider reports prompt caching in its usage, as
 // Codelia's adapters copy it into llm.response output.usage.
@@ -124,4 +128,4 @@ func (u *usage) json() obj {
 
 // MarshalJSON implements json.Marshaler: the record holds the usage
 // itself, so a scenario may still change how it is written.
-func (u *usage) MarshalJSON() ([]byte, error) { return marshal(u.json()) }
+func (u *usage) MarshalJSON() ([]byte, error) { return sample.Marshal(u.json()) }

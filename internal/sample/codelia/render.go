@@ -52,7 +52,7 @@ func render(x *rng, r *run) (sample.File, error) {
 func encodeAll(recs []*rec) ([][]byte, error) {
 	out := make([][]byte, len(recs))
 	for i, rc := range recs {
-		b, err := marshal(rc.body)
+		b, err := sample.Marshal(rc.body)
 		if err != nil {
 			return nil, fmt.Errorf("codelia sample: encode %s: %w", rc.typ, err)
 		}

@@ -114,7 +114,7 @@ func (r *run) header(version int64) *rec {
 func toolNames() []obj {
 	out := make([]obj, 0, len(toolDefs))
 	for _, d := range toolDefs {
-		out = append(out, obj{{"name", d.get("function").(obj).get("name")}})
+		out = append(out, obj{{"name", d.Get("function").(obj).Get("name")}})
 	}
 	return out
 }

@@ -167,7 +167,7 @@ func interleavedRun(r *run) {
 	r.start(p.prompt)
 	r.status("running", "")
 	r.step(p.steps[0])
-	other := r.x.uuidV4()
+	other := r.x.UUIDv4()
 	r.wait(1, 15)
 	fc := r.add(typeRunContext, -1, obj{{"context_left_percent", 91.5}})
 	fc.runID, fc.body[1] = other, kv{"run_id", other}
@@ -196,7 +196,7 @@ func newerRun(r *run) {
 // and the runtime exits after run.status "cancelled" without run.end.
 func cancelledRun(r *run) {
 	p := newPlan(r.x, r.host.th, taskFix)
-	r.fileID, r.dir = r.x.uuidV4(), r.dir.AddDate(0, 0, -1)
+	r.fileID, r.dir = r.x.UUIDv4(), r.dir.AddDate(0, 0, -1)
 	r.open(p)
 	r.step(p.steps[0])
 	r.step(p.steps[1])
@@ -233,7 +233,7 @@ func resumedRun(r *run) {
 	_, _, ids := r.invoke(st)
 	r.event(obj{{"type", "text"}, {"content", st.text}})
 	r.toolCall(st.calls[0], ids[0])
-	r.status("awaiting_ui", "approve edit of "+st.calls[0].args.get("file_path").(string)+"?")
+	r.status("awaiting_ui", "approve edit of "+st.calls[0].args.Get("file_path").(string)+"?")
 	r.wait(60000, 150000)
 	r.reqSeq, r.evSeq = 0, 0
 	r.header(1)

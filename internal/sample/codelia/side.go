@@ -16,7 +16,7 @@ func (g *gen) snapshots() ([]sample.SideFile, error) {
 		messages := append([]obj{{{"role", "system"}, {"content", s.host.system}}}, s.history...)
 		doc := obj{{"schema_version", 1}, {"session_id", s.id}, {"updated_at", s.updated.UTC().Format(tsLayout)},
 			{"run_id", s.lastRun}, {"invoke_seq", s.invokeSeq}, {"messages", messages}}
-		data, err := marshalIndent(doc)
+		data, err := sample.MarshalIndent(doc)
 		if err != nil {
 			return nil, err
 		}

@@ -28,7 +28,7 @@ func (s *session) userSays(text string) string {
 
 // startRun appends run.started for a new run triggered by message trigger.
 func (s *session) startRun(trigger string) {
-	s.tick(s.x.ms(5, 60))
+	s.tick(s.x.Millis(5, 60))
 	s.run = &runView{id: "run_" + s.x.Chars(8, hexAlphabet), boot: s.boot, started: s.clock}
 	r := s.add(&runStarted{RunID: s.run.id, BootID: s.boot, TriggerMessageID: trigger}, KindRunStarted)
 	r.runID = s.run.id
@@ -36,7 +36,7 @@ func (s *session) startRun(trigger string) {
 
 // derived appends status.derived stating status.
 func (s *session) derived(status string) *rec {
-	s.tick(s.x.ms(1, 12))
+	s.tick(s.x.Millis(1, 12))
 	r := s.add(&statusDerived{Status: status}, KindStatusDerived)
 	r.status = status
 	return r
@@ -44,7 +44,7 @@ func (s *session) derived(status string) *rec {
 
 // think appends an assistant message after the model's latency.
 func (s *session) think(text string, calls ...toolCall) *rec {
-	s.tick(s.x.secs(2, 20))
+	s.tick(s.x.Secs(2, 20))
 	r := s.add(&msgAssistant{MessageID: s.messageID(), RunID: s.run.id, Content: text, ToolCalls: calls}, KindMessageAssistant)
 	r.runID = s.run.id
 	return r
@@ -52,7 +52,7 @@ func (s *session) think(text string, calls ...toolCall) *rec {
 
 // toolDone appends the tool message of a call.
 func (s *session) toolDone(c call) *rec {
-	s.tick(s.x.ms(150, 25000))
+	s.tick(s.x.Millis(150, 25000))
 	r := s.add(&msgTool{MessageID: s.messageID(), RunID: s.run.id, ToolCallID: c.tc.ID, ToolName: c.tc.Name,
 		Content: c.output, IsError: c.isErr}, KindMessageTool)
 	r.runID = s.run.id
@@ -76,13 +76,13 @@ func (s *session) mintWait(kind string) *tokenView {
 	if kind == WaitApproval {
 		deadline = approvalDeadline
 	}
-	s.tick(s.x.ms(3, 40))
+	s.tick(s.x.Millis(3, 40))
 	t := &tokenView{id: "rt_" + s.x.Chars(10, hexAlphabet), runID: s.run.id, waitKind: kind, state: "active",
 		minted: s.clock, expires: s.clock.Add(deadline), secret: s.x.Chars(32, base32Alphabet)}
 	s.tokens = append(s.tokens, t)
 	m := s.add(&tokenRecord{TokenID: t.id, RunID: t.runID, WaitKind: kind, ExpiresAt: stamp(t.expires)}, KindTokenMinted)
 	m.runID, m.token = t.runID, t.id
-	s.tick(s.x.ms(1, 8))
+	s.tick(s.x.Millis(1, 8))
 	w := s.add(&runWaiting{RunID: s.run.id, WaitKind: kind, ResumeTokenID: t.id, DeadlineAt: stamp(t.expires)}, KindRunWaiting)
 	w.runID, w.token = s.run.id, t.id
 	s.run.wait = &waitView{kind: kind, sinceSeq: w.seq, token: t, deadline: t.expires}
@@ -100,11 +100,11 @@ func (s *session) resume() {
 	if consumeFirst {
 		s.consume(t)
 	}
-	s.tick(s.x.ms(2, 30))
+	s.tick(s.x.Millis(2, 30))
 	r := s.add(&runResumed{RunID: s.run.id, ResumeTokenID: t.id}, KindRunResumed)
 	r.runID = s.run.id
 	if !consumeFirst {
-		s.tick(s.x.ms(1, 10))
+		s.tick(s.x.Millis(1, 10))
 		s.consume(t)
 	}
 	s.run.wait = nil
@@ -131,9 +131,9 @@ func (s *session) waitStep(kind string, status bool) {
 		s.derived(StatusWaiting)
 	}
 	if kind == WaitApproval {
-		s.tick(s.x.secs(30, 300))
+		s.tick(s.x.Secs(30, 300))
 	} else {
-		s.tick(s.x.secs(40, 240))
+		s.tick(s.x.Secs(40, 240))
 	}
 	s.resume()
 	if status {
@@ -145,7 +145,7 @@ func (s *session) waitStep(kind string, status bool) {
 // end appends the run's terminal record (run.completed, run.failed or
 // run.cancelled).
 func (s *session) end(kind string) {
-	s.tick(s.x.ms(5, 200))
+	s.tick(s.x.Millis(5, 200))
 	b := &runEnded{RunID: s.run.id, DurationMS: s.clock.Sub(s.run.started).Milliseconds()}
 	switch kind {
 	case KindRunFailed:
@@ -175,7 +175,7 @@ func (s *session) interrupt(reason, detector string) *rec {
 func (s *session) revoke(reason string) {
 	t := s.run.wait.token
 	t.state = "revoked"
-	s.tick(s.x.ms(1, 10))
+	s.tick(s.x.Millis(1, 10))
 	r := s.add(&tokenRecord{TokenID: t.id, RunID: t.runID, Reason: reason}, KindTokenRevoked)
 	r.runID, r.token = t.runID, t.id
 	s.run.wait = nil

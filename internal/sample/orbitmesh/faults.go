@@ -17,7 +17,7 @@ func (s *session) crashed() {
 	c := s.newCall("run_tests")
 	s.think(c.plan, c.tc)
 	s.toolDone(c).crash = true
-	s.tick(s.x.secs(40, 150))
+	s.tick(s.x.Secs(40, 150))
 	s.reboot()
 	s.updated = s.clock
 	s.snap = snapFull
@@ -36,10 +36,10 @@ func (s *session) interrupted() {
 	s.step()
 	c := s.newCall("run_tests")
 	s.think(c.plan, c.tc)
-	s.tick(s.x.secs(40, 180))
+	s.tick(s.x.Secs(40, 180))
 	s.reboot()
 	s.interrupt(ReasonProcessRestart, "boot_scan")
-	s.tick(s.x.ms(2, 40))
+	s.tick(s.x.Millis(2, 40))
 	dup := s.addSeq(&runInterrupted{RunID: s.run.id, Reason: ReasonProcessRestart, BootID: s.boot, Detector: "periodic_sweep"},
 		KindRunInterrupted, s.high)
 	dup.runID, dup.reason = s.run.id, ReasonProcessRestart
@@ -84,15 +84,15 @@ func (s *session) tokenless() {
 	s.step()
 	c := s.newCall(pick(s.x, approvalTools))
 	s.think(c.plan, c.tc)
-	s.tick(s.x.ms(3, 40))
+	s.tick(s.x.Millis(3, 40))
 	deadline := s.clock.Add(approvalDeadline)
 	w := s.add(&runWaiting{RunID: s.run.id, WaitKind: WaitApproval, DeadlineAt: stamp(deadline)}, KindRunWaiting)
 	w.runID, w.invalid = s.run.id, true
 	s.run.wait = &waitView{kind: WaitApproval, sinceSeq: w.seq, deadline: deadline}
 	s.derived(StatusWaiting)
-	s.tick(s.x.secs(60, 240))
+	s.tick(s.x.Secs(60, 240))
 	s.derived(StatusInterruptedWaiting)
-	s.tick(s.x.secs(20, 120))
+	s.tick(s.x.Secs(20, 120))
 	s.doing = task{prompt: fmt.Sprintf("Never mind the %s, just make the change locally and run the tests.", c.tc.Name),
 		done: s.th.words(s.x, "Done locally, nothing pushed or deployed: the change is in {file} and {n} tests pass.")}
 	s.startRun(s.userSays(s.doing.prompt))
@@ -121,14 +121,14 @@ func (s *session) waiting() {
 // compacted appends a memory.compacted record, a kind the format does not
 // know.
 func (s *session) compacted() {
-	s.tick(s.x.ms(20, 400))
+	s.tick(s.x.Millis(20, 400))
 	r := s.add(&memoryCompacted{RunID: s.run.id, DroppedMessages: s.x.Between(4, 20), SummaryChars: s.x.Between(800, 3000)}, KindMemoryCompacted)
 	r.runID, r.unknown = s.run.id, true
 }
 
 // staleNotice appends a context notice from a writer behind by n seqs.
 func (s *session) staleNotice(n int64) {
-	s.tick(s.x.ms(5, 300))
+	s.tick(s.x.Millis(5, 300))
 	pct := s.x.Between(78, 92)
 	s.addSeq(&msgSystem{MessageID: s.messageID(), Content: fmt.Sprintf(
 		"Context window at %d%%; older tool outputs will be summarized.", pct)}, KindMessageSystem, s.high-n)

@@ -20,7 +20,7 @@ func Generate(cfg Config) (*sample.Corpus, error) {
 		x := newRNG(cfg.Seed, uint64(i)+1)
 		at := start.Add(time.Duration(i) * spacing)
 		if i > 0 {
-			at = at.Add(x.ms(0, int(spacing/time.Millisecond)/2))
+			at = at.Add(x.Millis(0, int(spacing/time.Millisecond)/2))
 		}
 		s := newSession(x, "sess_"+x.Chars(12, base32Alphabet), cfg.Models[i%len(cfg.Models)], at)
 		s.scenario(i, cfg.Faults)

@@ -15,7 +15,7 @@ func (s *session) scenario(i int, faults bool) {
 func (s *session) open() {
 	if s.x.Chance(0.5) {
 		s.system()
-		s.tick(s.x.ms(20, 900))
+		s.tick(s.x.Millis(20, 900))
 	}
 }
 
@@ -46,7 +46,7 @@ func (s *session) close(kind string, status bool) {
 }
 
 // pause is the user's pause between two runs.
-func (s *session) pause() { s.tick(s.x.secs(20, 150)) }
+func (s *session) pause() { s.tick(s.x.Secs(20, 150)) }
 
 // runWithWait is a run with one quick step, one wait of kind resumed, and
 // a completion.
@@ -110,7 +110,7 @@ func (s *session) timeout() {
 	s.think(c.plan, c.tc)
 	s.mintWait(WaitToolResult)
 	s.derived(StatusWaiting)
-	s.tick(toolResultDeadline + s.x.secs(5, 55))
+	s.tick(toolResultDeadline + s.x.Secs(5, 55))
 	s.interrupt(ReasonWaitTimeout, "periodic_sweep")
 	s.revoke(ReasonWaitTimeout)
 	s.derived(StatusInterruptedWaiting)

@@ -169,7 +169,7 @@ func (s *session) index() indexDoc {
 	doc := indexDoc{Version: 1, Tokens: []indexEntry{}}
 	for _, t := range s.tokens {
 		doc.Tokens = append(doc.Tokens, indexEntry{TokenID: t.id, RunID: t.runID, SessionID: s.id, WaitKind: t.waitKind,
-			State: t.state, SecretSHA256: sha256Hex(t.secret), MintedAt: stamp(t.minted), ExpiresAt: stamp(t.expires)})
+			State: t.state, SecretSHA256: sample.SHA256Hex(t.secret), MintedAt: stamp(t.minted), ExpiresAt: stamp(t.expires)})
 	}
 	return doc
 }
