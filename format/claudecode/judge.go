@@ -12,7 +12,7 @@ import (
 // once its buffers and the state's have grown.
 type judge struct {
 	c    integrity.Capture
-	k    checker
+	k    format.Checker
 	it   blockIter
 	b    block
 	buf  []byte // a block's string, decoded
@@ -69,8 +69,8 @@ func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, ev *form
 		ev.TypeName = a.Copy(name)
 		ev.Flags |= format.UnknownType
 	}
-	j.k = checker{c: c, ev: ev}
-	j.k.dup(pType)
+	j.k = format.Checker{Capture: c, Paths: paths, Event: ev}
+	j.k.Dup(pType)
 	if t != tUnknown {
 		checkLine(&j.k, t, f.stream)
 	}
@@ -111,9 +111,9 @@ func dialect(c *integrity.Capture, s *State, t lineType) bool {
 // the line's; the line's agentId, else the agent file's.
 func (j *judge) ids(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
 	c := &j.c
-	sid, ok := nonEmptyStr(c, pSessionID)
+	sid, ok := format.NonEmptyStr(c, pSessionID)
 	if !ok {
-		sid, ok = nonEmptyStr(c, pSessionIDSnake)
+		sid, ok = format.NonEmptyStr(c, pSessionIDSnake)
 	}
 	switch {
 	case s == nil:
@@ -124,7 +124,7 @@ func (j *judge) ids(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
 		ev.SessionID = a.Copy(s.session)
 		if ok && !bytes.Equal(sid, s.session) {
 			f.copy = true
-			ev.Note(NoteSessionIDMismatch, a.Copy(clip(sid)))
+			ev.Note(NoteSessionIDMismatch, a.Copy(format.Clip(sid)))
 		}
 	case ok:
 		ev.SessionID = a.Copy(sid)
@@ -147,10 +147,10 @@ func (j *judge) ids(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
 		f.sidechain = len(pt) > 0
 	} else {
 		f.sidechain = c.Get(pIsSidechain).Kind == integrity.JSONTrue
-		if aid, ok := nonEmptyStr(c, pAgentID); ok {
+		if aid, ok := format.NonEmptyStr(c, pAgentID); ok {
 			ev.AgentID = a.Copy(aid)
 			if s != nil && len(s.agent) > 0 && !bytes.Equal(ev.AgentID, s.agent) {
-				ev.Note(NoteAgentIDMismatch, clip(ev.AgentID))
+				ev.Note(NoteAgentIDMismatch, format.Clip(ev.AgentID))
 			}
 		}
 	}
@@ -181,7 +181,7 @@ func (j *judge) read(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
 		}
 	case tFileHistorySnapshot:
 		ev.Flags |= format.SavesCheckpoint
-		if id, ok := nonEmptyStr(c, pSnapshotMessageID); ok {
+		if id, ok := format.NonEmptyStr(c, pSnapshotMessageID); ok {
 			ev.CheckpointID = a.Copy(id)
 		}
 	case tResult:
@@ -265,7 +265,7 @@ func (j *judge) toolResult(s *State, f *facts, a *integrity.Arena, ev *format.Ev
 	switch {
 	case issued:
 	case verified:
-		ev.Note(NoteToolResultWithoutCall, a.Copy(clip(id)))
+		ev.Note(NoteToolResultWithoutCall, a.Copy(format.Clip(id)))
 	default:
 		s.lost(ev)
 	}
@@ -283,7 +283,7 @@ func (j *judge) assistant(s *State, f *facts, a *integrity.Arena, ev *format.Eve
 	}
 	if sr, ok := c.Str(pStopReason); ok {
 		if f.stop = stopReason(sr); f.stop == stopUnknown {
-			ev.Note(NoteUnknownStopReason, a.Copy(clip(sr)))
+			ev.Note(NoteUnknownStopReason, a.Copy(format.Clip(sr)))
 		}
 	}
 	if c.Get(pMessageContent).Kind != integrity.JSONArray {
@@ -331,7 +331,7 @@ func stopReason(v []byte) string {
 func (j *judge) nextBlock(ev *format.Event) bool {
 	ok, notObject := j.it.next(&j.b)
 	if notObject {
-		violateOnce(ev, fieldBlock, reasonObject)
+		violateOnce(ev, fieldBlock, format.ReasonObject)
 	}
 	return ok
 }
@@ -352,18 +352,18 @@ func (j *judge) blockStr(ev *format.Event, id int, field string, nonEmpty bool, 
 	b := &j.b
 	if b.count[id] > 1 {
 		ev.Flags |= format.DuplicateKey
-		violateOnce(ev, field, reasonDuplicate)
+		violateOnce(ev, field, format.ReasonDuplicate)
 	}
 	if !b.has(id) {
-		violateOnce(ev, field, reasonRequired)
+		violateOnce(ev, field, format.ReasonRequired)
 		return nil, false
 	}
 	s, ok := b.str(id, buf)
 	switch {
 	case !ok:
-		violateOnce(ev, field, reasonString)
+		violateOnce(ev, field, format.ReasonString)
 	case nonEmpty && len(s) == 0:
-		violateOnce(ev, field, reasonEmpty)
+		violateOnce(ev, field, format.ReasonEmpty)
 	default:
 		return s, true
 	}
@@ -387,19 +387,19 @@ func violateOnce(ev *format.Event, field, reason string) {
 func (j *judge) continuity(s *State, a *integrity.Arena, ev *format.Event) {
 	c := &j.c
 	for _, id := range [2]int{pParentUUID, pLogicalParentUUID} {
-		p, ok := nonEmptyStr(c, id)
+		p, ok := format.NonEmptyStr(c, id)
 		if !ok {
 			continue
 		}
 		switch known, verified := s.knownUUID(hash(p)); {
 		case known:
 		case verified:
-			ev.Note(NoteParentMissing, a.Copy(clip(p)))
+			ev.Note(NoteParentMissing, a.Copy(format.Clip(p)))
 		default:
 			s.lost(ev)
 		}
 	}
-	if u, ok := nonEmptyStr(c, pUUID); ok {
+	if u, ok := format.NonEmptyStr(c, pUUID); ok {
 		switch repeat, lost := s.sawUUID(hash(u)); {
 		case repeat:
 			ev.Note(NoteUUIDRepeat, nil)

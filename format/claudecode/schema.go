@@ -79,6 +79,11 @@ var stopReasons = []string{"end_turn", "tool_use", "max_tokens", "stop_sequence"
 // priced, never shipped as a model.
 const syntheticModel = "<synthetic>"
 
+// reasonNoType is the corrupt reason of a JSON object without a string
+// "type" (docs/formats/claude-code.md, Field rules); the field rules'
+// reasons are format's Reason constants.
+const reasonNoType = `no string "type"`
+
 // paths are the fields the judge reads, compiled once; the ids are their
 // indexes, the names the violations' field names.
 var paths = integrity.MustPaths(
@@ -143,74 +148,74 @@ const (
 // checkLine applies the schema of a known type (docs/formats/claude-code.md,
 // Records); stream tells the dialect of the file. Values the judge keeps
 // are read by the judge.
-func checkLine(k *checker, t lineType, stream bool) {
+func checkLine(k *format.Checker, t lineType, stream bool) {
 	if t.envelope() {
 		checkEnvelope(k, stream)
 	}
 	switch t {
 	case tUser:
-		if k.reqObj(pMessage) {
-			k.reqStr(pMessageRole)
-			k.strOrArr(pMessageContent)
+		if k.ReqObj(pMessage) {
+			k.ReqStr(pMessageRole)
+			k.ReqStrOrArr(pMessageContent)
 		}
-		k.optBool(pIsMeta)
-		k.optBool(pIsCompactSummary)
+		k.OptBool(pIsMeta)
+		k.OptBool(pIsCompactSummary)
 	case tAssistant:
-		if k.reqObj(pMessage) {
-			k.reqStr(pMessageRole)
-			k.reqArr(pMessageContent)
-			k.reqNonEmpty(pMessageID)
-			k.reqStr(pMessageModel)
-			k.optStrOrNull(pStopReason)
-			if k.optObj(pUsage) {
-				k.reqInt0(pUsageInput)
-				k.reqInt0(pUsageOutput)
-				k.optInt0(pUsageCacheCreation)
-				k.optInt0(pUsageCacheRead)
-				if k.optObj(pCacheCreation) {
-					k.optInt0(pCacheCreation5m)
-					k.optInt0(pCacheCreation1h)
+		if k.ReqObj(pMessage) {
+			k.ReqStr(pMessageRole)
+			k.ReqArr(pMessageContent)
+			k.ReqNonEmpty(pMessageID)
+			k.ReqStr(pMessageModel)
+			k.OptStrOrNull(pStopReason)
+			if k.OptObj(pUsage) {
+				k.ReqInt0(pUsageInput)
+				k.ReqInt0(pUsageOutput)
+				k.OptInt0(pUsageCacheCreation)
+				k.OptInt0(pUsageCacheRead)
+				if k.OptObj(pCacheCreation) {
+					k.OptInt0(pCacheCreation5m)
+					k.OptInt0(pCacheCreation1h)
 				}
 			}
 		}
-		k.optStr(pRequestID)
+		k.OptStr(pRequestID)
 	case tSystem:
-		k.reqStr(pSubtype)
-		k.optStrOrNull(pLogicalParentUUID)
+		k.ReqStr(pSubtype)
+		k.OptStrOrNull(pLogicalParentUUID)
 	case tProgress:
-		if k.reqObj(pData) {
-			k.reqStr(pDataType)
+		if k.ReqObj(pData) {
+			k.ReqStr(pDataType)
 		}
 	case tAttachment:
-		if k.reqObj(pAttachment) {
-			k.reqStr(pAttachmentType)
+		if k.ReqObj(pAttachment) {
+			k.ReqStr(pAttachmentType)
 		}
 	case tSummary:
-		k.reqStr(pSummary)
-		k.reqNonEmpty(pLeafUUID)
-		k.optStr(pSessionID)
+		k.ReqStr(pSummary)
+		k.ReqNonEmpty(pLeafUUID)
+		k.OptStr(pSessionID)
 	case tFileHistorySnapshot:
-		k.reqNonEmpty(pSnapshotMessageID)
-		if k.reqObj(pSnapshot) {
-			k.optTime(pSnapshotTimestamp)
+		k.ReqNonEmpty(pSnapshotMessageID)
+		if k.ReqObj(pSnapshot) {
+			k.OptTime(pSnapshotTimestamp)
 		}
-		k.optBool(pIsSnapshotUpdate)
-		k.optStr(pSessionID)
+		k.OptBool(pIsSnapshotUpdate)
+		k.OptStr(pSessionID)
 	case tQueueOperation:
-		k.reqStr(pOperation)
-		k.reqNonEmpty(pSessionID)
-		k.reqTime(pTimestamp)
+		k.ReqStr(pOperation)
+		k.ReqNonEmpty(pSessionID)
+		k.ReqTime(pTimestamp)
 	case tResult:
-		k.reqStr(pSubtype)
-		k.reqBool(pIsError)
-		k.reqNonEmpty(pSessionIDSnake)
-		k.optNum(pTotalCost)
+		k.ReqStr(pSubtype)
+		k.ReqBool(pIsError)
+		k.ReqNonEmpty(pSessionIDSnake)
+		k.OptNum(pTotalCost)
 	case tStreamEvent:
-		k.reqObj(pEvent)
-		k.optStr(pSessionIDSnake)
+		k.ReqObj(pEvent)
+		k.OptStr(pSessionIDSnake)
 	default:
 		if t.metadata() {
-			k.reqNonEmpty(pSessionID)
+			k.ReqNonEmpty(pSessionID)
 		}
 	}
 }
@@ -218,17 +223,17 @@ func checkLine(k *checker, t lineType, stream bool) {
 // checkEnvelope applies the conversation envelope: in a transcript uuid,
 // parentUuid, sessionId and timestamp; in stream-json session_id (and
 // parent_tool_use_id, string or null).
-func checkEnvelope(k *checker, stream bool) {
+func checkEnvelope(k *format.Checker, stream bool) {
 	if stream {
-		k.reqNonEmpty(pSessionIDSnake)
-		k.optStr(pUUID)
-		k.optStrOrNull(pParentToolUseID)
+		k.ReqNonEmpty(pSessionIDSnake)
+		k.OptStr(pUUID)
+		k.OptStrOrNull(pParentToolUseID)
 		return
 	}
-	k.reqNonEmpty(pUUID)
-	k.reqNonEmptyOrNull(pParentUUID)
-	k.reqNonEmpty(pSessionID)
-	k.reqTime(pTimestamp)
-	k.optBool(pIsSidechain)
-	k.optStr(pAgentID)
+	k.ReqNonEmpty(pUUID)
+	k.ReqNonEmptyOrNull(pParentUUID)
+	k.ReqNonEmpty(pSessionID)
+	k.ReqTime(pTimestamp)
+	k.OptBool(pIsSidechain)
+	k.OptStr(pAgentID)
 }

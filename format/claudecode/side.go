@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 )
 
@@ -87,14 +88,14 @@ func (s *State) learnMain(c *integrity.Capture, line []byte) {
 	if c.Scan(line, sidePaths) != "" {
 		return
 	}
-	if u, ok := nonEmptyStr(c, sUUID); ok {
+	if u, ok := format.NonEmptyStr(c, sUUID); ok {
 		s.addUUID(hash(u), uuidMain)
 	}
 	t, _ := c.Str(sType)
 	if string(t) != "assistant" {
 		return
 	}
-	id, ok := nonEmptyStr(c, sMessageID)
+	id, ok := format.NonEmptyStr(c, sMessageID)
 	if !ok {
 		return
 	}

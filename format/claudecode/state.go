@@ -278,3 +278,12 @@ func (s *State) Withdraw() {
 		delete(s.responses, l.h)
 	}
 }
+
+// hash is FNV-1a: ids are remembered by hash, without allocating.
+func hash(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
+}

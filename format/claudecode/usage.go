@@ -90,14 +90,14 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 		return
 	}
 	c := &j.c
-	id, _ := nonEmptyStr(c, pMessageID) // required of a valid line
+	id, _ := format.NonEmptyStr(c, pMessageID) // required of a valid line
 	h := hash(id)
 	if _, ok := s.mainResponses[h]; ok {
 		ev.Note(NoteResponseReplayed, nil)
 		return
 	}
 	var req uint64
-	if r, ok := nonEmptyStr(c, pRequestID); ok {
+	if r, ok := format.NonEmptyStr(c, pRequestID); ok {
 		req = hash(r) | 1 // never 0
 	}
 	prev, found := s.responses[h]

@@ -15,9 +15,9 @@ import (
 // else the header's) and its invocation seq.
 func (j *judge) request(s *State, a *integrity.Arena, ev *format.Event) {
 	c := &j.c
-	m, ok := nonEmptyStr(c, rModelName)
+	m, ok := format.NonEmptyStr(c, rModelName)
 	if !ok {
-		m, ok = nonEmptyStr(c, rInputModel)
+		m, ok = format.NonEmptyStr(c, rInputModel)
 	}
 	if !ok && s != nil {
 		m = s.headerModel
@@ -31,7 +31,7 @@ func (j *judge) request(s *State, a *integrity.Arena, ev *format.Event) {
 		return
 	}
 	style := s.headerStyle
-	if prov, ok := nonEmptyStr(c, rModelProvider); ok {
+	if prov, ok := format.NonEmptyStr(c, rModelProvider); ok {
 		style = styleOf(prov)
 	}
 	v := s.request(ev.Seq, ev.Model, style)
@@ -75,7 +75,7 @@ func (j *judge) response(s *State, a *integrity.Arena, ev *format.Event) {
 		u.CacheRead, _ = count(c, rUsageCached)
 		u.CacheWrite, _ = count(c, rUsageCacheCreation)
 		u.Has = okIn || okOut
-		if m, ok := nonEmptyStr(c, rUsageModel); ok {
+		if m, ok := format.NonEmptyStr(c, rUsageModel); ok {
 			ev.Model = a.Copy(m)
 		}
 	}

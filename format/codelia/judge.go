@@ -52,22 +52,22 @@ func (j *judge) judge(line []byte, s *State, a *integrity.Arena, ev *format.Even
 			ev.Flags |= format.UnknownType
 		}
 	}
-	j.k = checker{c: c, paths: recordPaths, ev: ev, a: a}
+	j.k = checker{Checker: format.Checker{Capture: c, Paths: recordPaths, Event: ev}, a: a}
 	if t == tHeader {
 		c.Scan(line, headerPaths) // the same line: the same verdict
-		j.k.paths = headerPaths
+		j.k.Paths = headerPaths
 		j.header(s, a, ev)
 		return
 	}
 	k := &j.k
-	k.bestEffort = s != nil && s.bestEffort
-	if k.bestEffort {
+	k.BestEffort = s != nil && s.bestEffort
+	if k.BestEffort {
 		ev.Flags |= format.BestEffort
 	}
 	if s != nil && !s.readable && !s.headerSeen {
 		ev.Note(NoteHeaderMissing, nil)
 	}
-	k.dup(rType)
+	k.Dup(rType)
 	if t == tUnknown {
 		ev.Time, ev.HasTime = c.Time(rTS) // read, not judged
 	} else {
@@ -87,28 +87,28 @@ func (j *judge) header(s *State, a *integrity.Arena, ev *format.Event) {
 	version, hasVersion := c.Int(hSchemaVersion)
 	unknown := hasVersion && version >= 1 && !j.cfg.known(version)
 	if unknown {
-		k.bestEffort = true
+		k.BestEffort = true
 		ev.Flags |= format.BestEffort
 		j.num = strconv.AppendInt(j.num[:0], version, 10)
 		ev.Note(NoteSchemaVersionUnknown, a.Copy(j.num))
 	}
-	k.dup(hType)
-	switch kind := k.present(hSchemaVersion, true); {
+	k.Dup(hType)
+	switch kind := k.Present(hSchemaVersion, true); {
 	case kind == integrity.JSONAbsent:
 	case !hasVersion:
-		k.bad(hSchemaVersion, reasonInteger)
+		k.Bad(hSchemaVersion, format.ReasonInteger)
 	case version < 1:
-		k.bad(hSchemaVersion, reasonMin1)
+		k.Bad(hSchemaVersion, reasonMin1)
 	}
 	ev.SchemaVersion, ev.HasSchemaVersion = version, hasVersion
 	checkHeader(k)
-	if sid, ok := nonEmptyStr(c, hSessionID); ok {
+	if sid, ok := format.NonEmptyStr(c, hSessionID); ok {
 		ev.SessionID = a.Copy(sid)
 	}
-	if m, ok := nonEmptyStr(c, hModelName); ok {
+	if m, ok := format.NonEmptyStr(c, hModelName); ok {
 		ev.Model = a.Copy(m)
 	}
-	if rid, ok := nonEmptyStr(c, hRunID); ok {
+	if rid, ok := format.NonEmptyStr(c, hRunID); ok {
 		ev.RunID = a.Copy(rid)
 	}
 	if s == nil {
@@ -123,7 +123,7 @@ func (j *judge) header(s *State, a *integrity.Arena, ev *format.Event) {
 		s.sessionID = append(s.sessionID[:0], ev.SessionID...)
 	}
 	s.headerModel = append(s.headerModel[:0], ev.Model...)
-	if prov, ok := nonEmptyStr(c, hModelProvider); ok {
+	if prov, ok := format.NonEmptyStr(c, hModelProvider); ok {
 		s.headerStyle = styleOf(prov)
 	}
 	if len(ev.RunID) > 0 {
@@ -145,7 +145,7 @@ func (j *judge) header(s *State, a *integrity.Arena, ev *format.Event) {
 // file's state by it.
 func (j *judge) record(t int, s *State, a *integrity.Arena, ev *format.Event) {
 	c := &j.c
-	if rid, ok := nonEmptyStr(c, rRunID); ok {
+	if rid, ok := format.NonEmptyStr(c, rRunID); ok {
 		ev.RunID = a.Copy(rid)
 		j.checkRunID(s, ev.RunID, a, ev)
 	} else if s != nil {
@@ -159,7 +159,7 @@ func (j *judge) record(t int, s *State, a *integrity.Arena, ev *format.Event) {
 	}
 	switch t {
 	case tRunStart:
-		if sid, ok := nonEmptyStr(c, rSessionID); ok {
+		if sid, ok := format.NonEmptyStr(c, rSessionID); ok {
 			ev.SessionID = a.Copy(sid)
 			if s != nil && len(s.sessionID) == 0 {
 				s.sessionID = append(s.sessionID, ev.SessionID...)
@@ -217,10 +217,10 @@ func (j *judge) checkRunID(s *State, rid []byte, a *integrity.Arena, ev *format.
 }
 
 func (j *judge) tool(name, callID int, a *integrity.Arena, ev *format.Event) {
-	if s, ok := nonEmptyStr(&j.c, name); ok {
+	if s, ok := format.NonEmptyStr(&j.c, name); ok {
 		ev.ToolName = a.Copy(s)
 	}
-	if s, ok := nonEmptyStr(&j.c, callID); ok {
+	if s, ok := format.NonEmptyStr(&j.c, callID); ok {
 		ev.ToolCallID = a.Copy(s)
 	}
 }

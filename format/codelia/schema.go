@@ -88,31 +88,31 @@ func terminalStatus(s string) bool {
 // checkHeader applies the header's schema. The version was read by the
 // caller.
 func checkHeader(k *checker) {
-	k.reqNonEmpty(hRunID)
-	k.optStr(hSessionID)
-	k.reqTime(hStartedAt)
-	k.optObj(hMeta)
+	k.ReqNonEmpty(hRunID)
+	k.OptStr(hSessionID)
+	k.ReqTime(hStartedAt)
+	k.OptObj(hMeta)
 	for _, part := range [2][3]int{{hClient, hClientName, hClientVersion}, {hServer, hServerName, hServerVersion}} {
-		if k.optObj(part[0]) {
-			k.reqStr(part[1])
-			k.reqStr(part[2])
+		if k.OptObj(part[0]) {
+			k.ReqStr(part[1])
+			k.ReqStr(part[2])
 		}
 	}
-	if k.optObj(hModel) {
-		k.optStr(hModelProvider)
-		k.optStr(hModelName)
-		k.optStr(hModelReasoning)
+	if k.OptObj(hModel) {
+		k.OptStr(hModelProvider)
+		k.OptStr(hModelName)
+		k.OptStr(hModelReasoning)
 	}
-	if k.optObj(hPrompts) {
-		k.optStr(hPromptsSystem)
+	if k.OptObj(hPrompts) {
+		k.OptStr(hPromptsSystem)
 	}
-	if k.optObj(hTools) {
-		k.optArr(hToolsDefinitions)
-		k.optStr(hToolsSource)
+	if k.OptObj(hTools) {
+		k.OptArr(hToolsDefinitions)
+		k.OptStr(hToolsSource)
 	}
-	if k.optObj(hRuntime) {
+	if k.OptObj(hRuntime) {
 		for id := hRuntimeCwd; id <= hRuntimeVersion; id++ {
-			k.optStr(id)
+			k.OptStr(id)
 		}
 	}
 }
@@ -121,73 +121,73 @@ func checkHeader(k *checker) {
 // the common fields, then the type's own (docs/formats/codelia.md,
 // Records). Values the judge keeps are read by the judge.
 func checkRecord(k *checker, t int) {
-	k.reqNonEmpty(rRunID)
-	k.reqTime(rTS)
-	k.optObj(rMeta)
+	k.ReqNonEmpty(rRunID)
+	k.ReqTime(rTS)
+	k.OptObj(rMeta)
 	switch t {
 	case tRunStart:
-		k.optStr(rSessionID)
-		if k.reqObj(rInput) {
+		k.OptStr(rSessionID)
+		if k.ReqObj(rInput) {
 			if k.reqEnum(rInputType, inputTypes, NoteUnknownInputType) == "text" {
-				k.reqStr(rInputText)
+				k.ReqStr(rInputText)
 			}
 		}
 	case tRunContext:
-		k.reqNum(rContextLeft)
+		k.ReqNum(rContextLeft)
 	case tAgentEvent:
-		k.reqInt0(rSeq)
-		if k.reqObj(rEvent) {
-			k.reqStr(rEventType)
+		k.ReqInt0(rSeq)
+		if k.ReqObj(rEvent) {
+			k.ReqStr(rEventType)
 		}
 	case tToolOutput:
-		k.reqNonEmpty(rTool)
-		k.reqNonEmpty(rToolCallID)
-		k.reqStr(rResultRaw)
-		k.optBool(rIsError)
-		if k.optObj(rOutputRef) {
-			k.reqStr(rOutputRefID)
-			k.optInt0(rOutputRefBytes, false)
-			k.optInt0(rOutputRefLines, false)
+		k.ReqNonEmpty(rTool)
+		k.ReqNonEmpty(rToolCallID)
+		k.ReqStr(rResultRaw)
+		k.OptBool(rIsError)
+		if k.OptObj(rOutputRef) {
+			k.ReqStr(rOutputRefID)
+			k.OptInt0(rOutputRefBytes)
+			k.OptInt0(rOutputRefLines)
 		}
 	case tLLMRequest:
-		k.reqInt0(rSeq)
-		if k.optObj(rModel) {
-			k.optStr(rModelProvider)
-			k.optStr(rModelName)
-			k.optStr(rModelReasoning)
+		k.ReqInt0(rSeq)
+		if k.OptObj(rModel) {
+			k.OptStr(rModelProvider)
+			k.OptStr(rModelName)
+			k.OptStr(rModelReasoning)
 		}
-		if k.reqObj(rInput) {
-			k.reqArr(rInputMessages)
-			k.optArrOrNull(rInputTools)
-			k.dup(rInputToolChoice)
-			k.optStr(rInputModel)
+		if k.ReqObj(rInput) {
+			k.ReqArr(rInputMessages)
+			k.OptArrOrNull(rInputTools)
+			k.Dup(rInputToolChoice)
+			k.OptStr(rInputModel)
 		}
 	case tLLMResponse:
-		k.reqInt0(rSeq)
-		if k.reqObj(rOutput) {
-			k.reqArr(rOutputMessages)
-			k.optStrOrNull(rStopReason)
-			if k.optObjOrNull(rUsage) {
-				k.reqStr(rUsageModel)
-				k.reqInt0(rUsageInput)
-				k.reqInt0(rUsageOutput)
-				k.reqInt0(rUsageTotal)
-				k.optInt0(rUsageCached, true)
-				k.optInt0(rUsageCacheCreation, true)
-				k.optInt0(rUsageImage, true)
+		k.ReqInt0(rSeq)
+		if k.ReqObj(rOutput) {
+			k.ReqArr(rOutputMessages)
+			k.OptStrOrNull(rStopReason)
+			if k.OptObjOrNull(rUsage) {
+				k.ReqStr(rUsageModel)
+				k.ReqInt0(rUsageInput)
+				k.ReqInt0(rUsageOutput)
+				k.ReqInt0(rUsageTotal)
+				k.OptInt0OrNull(rUsageCached)
+				k.OptInt0OrNull(rUsageCacheCreation)
+				k.OptInt0OrNull(rUsageImage)
 			}
 		}
 	case tRunStatus:
 		k.reqEnum(rStatus, statuses, NoteUnknownStatus)
-		k.optStr(rMessage)
+		k.OptStr(rMessage)
 	case tRunError:
-		if k.reqObj(rError) {
-			k.reqStr(rErrorName)
-			k.reqStr(rErrorMessage)
-			k.optStr(rErrorStack)
+		if k.ReqObj(rError) {
+			k.ReqStr(rErrorName)
+			k.ReqStr(rErrorMessage)
+			k.OptStr(rErrorStack)
 		}
 	case tRunEnd:
 		k.reqEnum(rOutcome, outcomes, NoteUnknownOutcome)
-		k.optStr(rFinal)
+		k.OptStr(rFinal)
 	}
 }

@@ -150,7 +150,7 @@ func TestEnumsTolerateUnknownValues(t *testing.T) {
 	ev = judgeOne(formattest.Mutate(t, formattest.Mutate(t, valid["run.start"], "input.text", formattest.Del), "input.type", "image"))
 	assert.Equal(t, integrity.Valid, ev.Outcome, "but not for another input type")
 	ev = judgeOne(formattest.Mutate(t, valid["run.status"], "status", string(make([]byte, 100))))
-	assert.Len(t, ev.Notes[0].Detail, maxDetail, "a long value is clipped")
+	assert.Len(t, ev.Notes[0].Detail, format.MaxDetail, "a long value is clipped")
 }
 
 func TestUnknownTypes(t *testing.T) {
