@@ -39,12 +39,15 @@ $(BIN)/flbhost: tools/flbhost/flbhost.c
 # ccusage, the community's cost tool for Claude Code transcripts, pinned by
 # tools/ccusage/package-lock.json: a test compares journalship's token and
 # cost sums with its figures (internal/sample/claudecode). Needs node and
-# npm (Debian's nodejs and npm packages when missing).
+# npm (Debian's nodejs and npm packages when missing). `npm install` with
+# the lock, not `npm ci`: ccusage 20.0.24 names native packages for other
+# platforms that were never published at that version, which npm ci takes
+# for a lock out of sync; --no-save leaves the lock as committed.
 CCUSAGE := tools/ccusage/node_modules/.bin/ccusage
 ccusage: $(CCUSAGE)
 $(CCUSAGE): tools/ccusage/package.json tools/ccusage/package-lock.json
 	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs npm; }
-	npm ci --prefix tools/ccusage --no-audit --no-fund --loglevel=error
+	npm install --prefix tools/ccusage --no-audit --no-fund --no-save --loglevel=error
 	@touch $@
 
 # Loki v3.7.8 built from the Go module proxy (about 8 minutes cold), cached.

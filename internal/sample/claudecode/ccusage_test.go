@@ -6,9 +6,11 @@ package claudecode
 // ccusage is pinned (20.0.24, a Rust binary shipped in an npm package)
 // by tools/ccusage/package.json and package-lock.json. Install it with
 //
-//	npm ci --prefix tools/ccusage --no-audit --no-fund
+//	npm install --prefix tools/ccusage --no-audit --no-fund --no-save
 //
-// (npm must not omit optional dependencies: the native binary is one).
+// as make test does (not npm ci, which refuses the lock because ccusage
+// names native packages for other platforms never published at 20.0.24;
+// npm must not omit optional dependencies: the native binary is one).
 // Without the binary the test skips, unless CI=true, where it fails.
 //
 // It writes the corpus to $T/claude/projects, pins ccusage's prices to
@@ -171,7 +173,7 @@ func ccusageBinary(t *testing.T) string {
 	require.NoError(t, err)
 	bin := filepath.Join(root, "tools", "ccusage", "node_modules", ".bin", "ccusage")
 	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("ccusage is not installed (%v); run: npm ci --prefix tools/ccusage --no-audit --no-fund", err)
+		msg := fmt.Sprintf("ccusage is not installed (%v); run: make ccusage", err)
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
