@@ -121,10 +121,11 @@ func (s *sweep) run(ctx context.Context, rel string) {
 	if d.Job == "" {
 		d.Job = det.Path.SessionID
 	}
-	if _, ok := s.mainOf(det.Path, path); ok {
+	member, mainLive := s.memberOf(det.Path, path)
+	if mainLive {
 		return // a session's member journal: decided with its main journal (sessions.go)
 	}
-	if det.Path.Group != path && !s.orphanMember(det.Path, path) {
+	if det.Path.Group != path && !member {
 		d.Reason, d.Detail = KeepNotJournal, "a "+det.Format.Name()+" journal outside a file-per-run layout: left alone"
 		s.keep(d)
 		return

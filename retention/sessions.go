@@ -32,27 +32,20 @@ type member struct {
 	forced string // why a member not accounted for is deleted anyway (ForceMaxAge), else ""
 }
 
-// mainOf returns the main journal a session member belongs to, when path
-// is a member (its group is another journal) whose main journal exists in
-// the root: the member is then decided with it.
-func (s *sweep) mainOf(p format.Path, path string) (string, bool) {
+// memberOf tells whether path is a session's member journal (its group is
+// another journal in the root) and whether that main journal exists: a
+// member is decided with its main journal, or alone when the main is gone
+// (the runtime's own cleanup may delete it first).
+func (s *sweep) memberOf(p format.Path, path string) (member, mainLive bool) {
 	if p.Group == path || !strings.HasSuffix(p.Group, ".jsonl") || !s.inside(p.Group) {
-		return "", false
+		return false, false
 	}
 	rel, err := filepath.Rel(s.cfg.Root, p.Group)
 	if err != nil {
-		return "", false
+		return true, false
 	}
 	info, err := s.rt.Lstat(rel)
-	return p.Group, err == nil && info.Mode().IsRegular()
-}
-
-// orphanMember tells whether path is a session member whose main journal
-// is gone (the runtime's own cleanup may delete it first): it is then
-// judged alone.
-func (s *sweep) orphanMember(p format.Path, path string) bool {
-	_, live := s.mainOf(p, path)
-	return p.Group != path && strings.HasSuffix(p.Group, ".jsonl") && s.inside(p.Group) && !live
+	return true, err == nil && info.Mode().IsRegular()
 }
 
 // members lists the member journals of the main journal at path, and the
