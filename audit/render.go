@@ -25,11 +25,24 @@ type TableWriter struct {
 	sum    Summary
 	torn   int // files with a torn last line, counted in their LINES
 	err    error
+	quiet  map[string]struct{} // formats that write no end record, by name
 }
 
 // NewTableWriter writes to w; cfg gives the thresholds quoted in details.
 func NewTableWriter(w io.Writer, cfg Config) *TableWriter {
-	return &TableWriter{w: w, cfg: cfg}
+	return &TableWriter{w: w, cfg: cfg, quiet: quietFormats()}
+}
+
+// quietFormats names the registered formats that write no end record
+// (format.QuietEnd): for them "not over" means "not idle".
+func quietFormats() map[string]struct{} {
+	out := map[string]struct{}{}
+	for _, f := range registry.All() {
+		if _, ok := f.(format.QuietEnd); ok {
+			out[f.Name()] = struct{}{}
+		}
+	}
+	return out
 }
 
 const rowFormat = "%-7s %-9s %7v %7v %5v  %-10s %-16s %s\n"
@@ -175,8 +188,7 @@ func (t *TableWriter) session(r Report) {
 	if r.SessionEnded && len(r.StartedNotFinished) == 0 {
 		return
 	}
-	_, quiet := registry.Lookup(r.Format).(format.QuietEnd)
-	switch {
+	switch _, quiet := t.quiet[r.Format]; {
 	case !r.SessionEnded && quiet && r.State != "":
 		// A format that writes no end record (Claude Code): over when
 		// idle, and this one is not.
