@@ -94,12 +94,10 @@ func parse(path string) (layout, bool) {
 		return l, true
 	}
 	switch {
-	case excludedDir(parent), n >= 3 && excludedDir(parts[n-3]):
-		return layout{}, false // tool outputs, memory files
+	case refused(parts):
+		return layout{}, false // tool outputs, memory files, the Go pkg/session store's journals
 	case isUUID(parent):
 		return layout{}, false // inside a session directory
-	case stem == "messages" || stem == "transcript":
-		return layout{}, false // the Go pkg/session store's journals
 	case !isProject(parent):
 		return layout{}, false // another runtime's <dir>/<uuid>.jsonl (a Codelia run)
 	}
@@ -171,7 +169,12 @@ func (*Format) EndsQuietly() {}
 // capture does): the pkg/session journals, sidecars, stored tool outputs
 // and memory files.
 func (*Format) Refuses(path string) bool {
-	parts := strings.Split(filepath.ToSlash(path), "/")
+	return refused(strings.Split(filepath.ToSlash(path), "/"))
+}
+
+// refused tells whether the path elements parts name a file that is never
+// a transcript (see Refuses).
+func refused(parts []string) bool {
 	n := len(parts)
 	switch base := parts[n-1]; {
 	case base == "messages.jsonl" || base == "transcript.jsonl", strings.HasSuffix(base, ".meta.json"):
