@@ -107,6 +107,9 @@ func kindOf(d fs.DirEntry) string {
 // run judges one journal of a file-per-run tree and deletes it (with its
 // companions) when due and accounted for.
 func (s *sweep) run(ctx context.Context, rel string) {
+	if _, err := s.rt.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
+		return // deleted in this walk, with its session's main journal
+	}
 	path := s.abs(rel)
 	det := s.formats.Detect(path, nil)
 	d := Decision{Path: path, Job: det.Path.RunID}
@@ -233,8 +236,8 @@ func (s *sweep) removeCompanions(p format.Path) {
 	}
 }
 
-// removeEmpty removes a directory below a run tree's top when it is empty
-// (a dated directory whose runs were all deleted).
+// removeEmpty removes a directory when it is empty: below a run tree's top
+// (a dated directory whose runs were all deleted), or a deleted session's.
 func (s *sweep) removeEmpty(rel string) {
 	if s.cfg.DryRun {
 		return

@@ -65,8 +65,8 @@ func (s *sweep) members(fm format.Format, path string) (relDir string, out []mem
 		return "", nil
 	}
 	_ = fs.WalkDir(s.rt.FS(), relDir, func(rel string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(rel, ".jsonl") {
-			return nil
+		if err != nil || d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(rel, ".jsonl") || s.abs(rel) == path {
+			return nil // (a main journal inside its own directory, Go pkg/session's, is no member of itself)
 		}
 		if det := s.formats.Detect(s.abs(rel), nil); det.Path.Group == path {
 			if info, err := s.rt.Lstat(rel); err == nil {
@@ -191,12 +191,21 @@ func (s *sweep) removeMembers(ctx context.Context, d Decision, relDir string, ms
 }
 
 // removeSessionRest deletes the regular files left in a deleted session's
-// directory that are no journals (subagent sidecars, stored tool outputs).
+// directory that are no journals (subagent sidecars, stored tool outputs,
+// Go pkg/session's metadata.json, checkpoints and lock files), then the
+// directories left empty, the session directory itself last: the session
+// is deleted as one, even when its directory is a run tree's top (a Go
+// pkg/session store's <base>/<session id>/). A directory that is not empty
+// (a journal kept, a file written since) stays.
 func (s *sweep) removeSessionRest(relDir string) {
 	if !s.realDir(relDir) {
 		return
 	}
+	dirs := []string{}
 	_ = fs.WalkDir(s.rt.FS(), relDir, func(r string, e fs.DirEntry, err error) error {
+		if err == nil && e.IsDir() {
+			dirs = append(dirs, r)
+		}
 		if err != nil || !e.Type().IsRegular() || strings.HasSuffix(r, ".jsonl") {
 			return nil
 		}
@@ -205,4 +214,7 @@ func (s *sweep) removeSessionRest(relDir string) {
 		}
 		return nil
 	})
+	for i := len(dirs) - 1; i >= 0; i-- { // deepest first
+		s.removeEmpty(dirs[i])
+	}
 }

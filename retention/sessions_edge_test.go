@@ -90,30 +90,47 @@ func TestClaudeCodeSymlinkedSessionDir(t *testing.T) {
 	}
 }
 
-// TestGoSessionInsideClaudeProjectIsLeftAlone: a Go pkg/session store in
-// its usual place, inside Claude Code's project directory
-// (~/.claude/projects/<project>/sessions/<id>/), is no Claude Code journal:
-// its files are never judged one by one as unknown runs and deleted.
-func TestGoSessionInsideClaudeProjectIsLeftAlone(t *testing.T) {
+// TestGoSessionInsideClaudeProject: a Go pkg/session store in its usual
+// place, inside Claude Code's project directory
+// (~/.claude/projects/<project>/sessions/<id>/), is judged as go-session
+// sessions, not as Claude Code files: an ended one (exit_reason written
+// after its last message) is deleted as one, its directory with
+// metadata.json, checkpoints and lock files included; one still running
+// (no exit_reason) keeps every file, however old its journals.
+func TestGoSessionInsideClaudeProject(t *testing.T) {
 	e := newEnv(t)
 	s := e.claudeSession(e.now.Add(-25 * time.Hour))
-	old := e.now.Add(-8 * 24 * time.Hour)
+	old := e.now.Add(-3 * 24 * time.Hour)
 	gdir := filepath.Join(ccProject, "sessions", "0c0c0c0c-1111-4111-8111-111111111111")
 	msgs := e.fixture("gosession/testdata/sessions/finished/messages.jsonl", filepath.Join(gdir, "messages.jsonl"), old)
 	tr := e.fixture("gosession/testdata/sessions/finished/transcript.jsonl", filepath.Join(gdir, "transcript.jsonl"), old)
 	meta := e.fixture("gosession/testdata/sessions/finished/metadata.json", filepath.Join(gdir, "metadata.json"), old)
+	cp := filepath.Join(e.root, gdir, "checkpoints", "cp-001", "manifest.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(cp), 0o755))
+	require.NoError(t, os.WriteFile(cp, []byte(`{"checkpoint_id":"cp-001","files":[]}`), 0o644))
+	lock := filepath.Join(e.root, gdir, "messages.jsonl.lock")
+	require.NoError(t, os.WriteFile(lock, nil, 0o644))
+
+	live := filepath.Join(ccProject, "sessions", "0d0d0d0d-2222-4222-8222-222222222222")
+	liveMsgs := e.fixture("gosession/testdata/sessions/finished/messages.jsonl", filepath.Join(live, "messages.jsonl"), old)
+	liveMeta := filepath.Join(e.root, live, "metadata.json")
+	require.NoError(t, os.WriteFile(liveMeta, []byte(`{"session_id":"0d0d0d0d-2222-4222-8222-222222222222","model":"m"}`), 0o644))
+
 	r := e.sweep(nil)
-	_ = s
-	for _, p := range []string{msgs, tr, meta} {
-		t.Logf("%s exists=%v", filepath.Base(p), exists(p))
+	for _, p := range []string{msgs, tr, meta, cp, lock} {
+		assert.False(t, exists(p), "%s is deleted with its session", p)
 	}
+	assert.False(t, exists(filepath.Join(e.root, gdir)), "the session directory itself goes")
+	assert.True(t, exists(filepath.Join(e.root, ccProject, "sessions")), "the store's base stays")
+	assert.True(t, exists(liveMsgs), "a session with no exit_reason is not over")
+	assert.True(t, exists(liveMeta))
+	assert.False(t, exists(s.main), "the Claude Code session beside it, over too, goes on its own")
 	for _, d := range r.Decisions {
-		if strings.Contains(d.Path, "sessions/0c0c") {
-			t.Logf("%+v", d)
+		if strings.Contains(d.Path, "0d0d0d0d") {
+			assert.False(t, d.Delete, "%+v", d)
+			assert.Equal(t, KeepRunActive, d.Reason, "%+v", d)
 		}
 	}
-	assert.True(t, exists(msgs), "a go-session journal is not deleted apart from its session directory")
-	assert.True(t, exists(tr))
 }
 
 // TestUnclaimedFileKeepsTheRunTree: a Claude Code project directory whose

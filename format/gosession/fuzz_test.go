@@ -124,19 +124,17 @@ func FuzzClaim(f *testing.F) {
 		if base != MessagesFile && base != TranscriptFile || strings.HasSuffix(path, "/") {
 			t.Fatalf("claimed %q", path)
 		}
-		if p.Format != Name || p.Group != filepath.Dir(path) || p.SessionID != filepath.Base(p.Group) ||
+		dir := filepath.Dir(path)
+		if p.Format != Name || p.Group != filepath.Join(dir, MessagesFile) || p.SessionID != filepath.Base(dir) ||
 			p.SessionID == "" || p.SessionID == "." || p.SessionID == ".." || p.SessionID == "/" || p.Problem != "" {
 			t.Fatalf("claimed %q as %+v", path, p)
 		}
-		if len(p.Companions) != 2 || filepath.Dir(p.Companions[0]) != p.Group || filepath.Dir(p.Companions[1]) != p.Group {
-			t.Fatalf("companions %v of %q", p.Companions, path)
-		}
-		for _, c := range p.Companions {
-			if _, ok := gf.Claim(c); ok {
-				t.Fatalf("companion %q of %q claimed", c, path)
+		for _, side := range []string{filepath.Join(dir, MetadataFile), filepath.Join(dir, CheckpointsDir)} {
+			if _, ok := gf.Claim(side); ok {
+				t.Fatalf("side file %q of %q claimed", side, path)
 			}
 		}
-		if filepath.Base(filepath.Dir(p.Group)) == CheckpointsDir {
+		if filepath.Base(filepath.Dir(dir)) == CheckpointsDir {
 			t.Fatalf("claimed %q under checkpoints/", path)
 		}
 	})

@@ -123,8 +123,8 @@ func renderJournal(t *testing.T, path string, data []byte) string {
 	p, ok := f.Claim(path)
 	require.True(t, ok)
 	var b strings.Builder
-	fmt.Fprintf(&b, "journal %s session=%s group=<session dir> companions=%d sniff=%t\n",
-		filepath.Base(path), p.SessionID, len(p.Companions), f.Sniff(bytes.SplitN(data, []byte("\n"), 2)[0]))
+	fmt.Fprintf(&b, "journal %s session=%s group=<session dir>/%s sniff=%t\n",
+		filepath.Base(path), p.SessionID, filepath.Base(p.Group), f.Sniff(bytes.SplitN(data, []byte("\n"), 2)[0]))
 	st := f.NewState(p)
 	st.(format.SideFiles).Load(path)
 	formattest.JudgeFile(&b, f.NewJudge(), st, data, formattest.Style{AlwaysTypeName: true, Cost: "reported_cost"})

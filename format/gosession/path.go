@@ -70,21 +70,25 @@ func SessionDir(journalPath string) string { return filepath.Dir(journalPath) }
 
 // Claim implements format.Format: <base>/<session id>/messages.jsonl and
 // <base>/<session id>/transcript.jsonl (see JournalOf). The session id is
-// the directory's name; the directory is the Group retention deletes
-// whole, and metadata.json and checkpoints/ are the journals' Companions.
-// Claude Code's transcripts (<project>/<uuid>.jsonl,
+// the directory's name. messages.jsonl is the session's main journal: it
+// is the Group of both journals, and the directory around it is its
+// SessionDir, which retention deletes whole (metadata.json, checkpoints/
+// and the lock files included) with it, once transcript.jsonl is in Loki
+// too. Claude Code's transcripts (<project>/<uuid>.jsonl,
 // <uuid>/subagents/agent-<x>.jsonl) are never claimed.
 func (*Format) Claim(path string) (format.Path, bool) {
 	if JournalOf(path) == NotAJournal {
 		return format.Path{}, false
 	}
 	dir := SessionDir(path)
-	return format.Path{Format: Name, SessionID: filepath.Base(dir), Group: dir, Companions: Companions(dir)}, true
+	return format.Path{Format: Name, SessionID: filepath.Base(dir), Group: filepath.Join(dir, MessagesFile)}, true
 }
 
-// Companions returns the files of a session directory that belong to its
-// journals and are never tailed: metadata.json and the checkpoints
-// directory.
-func Companions(sessionDir string) []string {
-	return []string{filepath.Join(sessionDir, MetadataFile), filepath.Join(sessionDir, CheckpointsDir)}
+// SessionDir implements format.SessionDir: the directory of a
+// messages.jsonl is its session's; a transcript.jsonl is a member.
+func (f *Format) SessionDir(path string) (dir string, ok bool) {
+	if JournalOf(path) != Messages {
+		return "", false
+	}
+	return SessionDir(path), true
 }

@@ -13,14 +13,20 @@ func TestClaim(t *testing.T) {
 	for _, name := range []string{"messages.jsonl", "transcript.jsonl"} {
 		p, ok := f.Claim(dir + "/" + name)
 		assert.True(t, ok, name)
-		assert.Equal(t, format.Path{Format: Name, SessionID: "0d1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", Group: dir,
-			Companions: []string{dir + "/metadata.json", dir + "/checkpoints"}}, p,
-			"the session directory is deleted whole; metadata.json and checkpoints/ go with the journals")
+		assert.Equal(t, format.Path{Format: Name, SessionID: "0d1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", Group: dir + "/messages.jsonl"}, p,
+			"messages.jsonl is the session's main journal, transcript.jsonl its member")
 	}
+	sd, ok := f.SessionDir(dir + "/messages.jsonl")
+	assert.True(t, ok)
+	assert.Equal(t, dir, sd, "the session directory goes with messages.jsonl, metadata.json and checkpoints/ included")
+	_, ok = f.SessionDir(dir + "/transcript.jsonl")
+	assert.False(t, ok, "transcript.jsonl is a member, not a main journal")
+	_, ok = f.SessionDir(dir + "/metadata.json")
+	assert.False(t, ok)
 	p, ok := f.Claim("sess/messages.jsonl")
 	assert.True(t, ok, "a relative path")
 	assert.Equal(t, "sess", p.SessionID)
-	assert.Equal(t, "sess", p.Group)
+	assert.Equal(t, "sess/messages.jsonl", p.Group)
 	p, ok = f.Claim("/data/goat/any name at all/transcript.jsonl")
 	assert.True(t, ok, "any non-empty directory name is a session id")
 	assert.Equal(t, "any name at all", p.SessionID)
@@ -61,9 +67,8 @@ func TestJournalOf(t *testing.T) {
 	assert.Equal(t, Transcript, JournalOf("/b/s/transcript.jsonl"))
 	assert.Equal(t, NotAJournal, JournalOf("/b/s/metadata.json"))
 	assert.Equal(t, "/b/s", SessionDir("/b/s/transcript.jsonl"))
-	assert.Equal(t, []string{"/b/s/metadata.json", "/b/s/checkpoints"}, Companions("/b/s"))
-	for _, c := range Companions("/b/s") {
+	for _, c := range []string{"/b/s/metadata.json", "/b/s/checkpoints", "/b/s/checkpoints/c/manifest.json"} {
 		_, ok := New().Claim(c)
-		assert.False(t, ok, "a companion is never claimed")
+		assert.False(t, ok, "a side file is never claimed")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/journalship/journalship/format/claudecode"
 	"github.com/journalship/journalship/format/codelia"
 	"github.com/journalship/journalship/format/cortex"
+	"github.com/journalship/journalship/format/gosession"
 	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/unknown"
 )
@@ -47,7 +48,15 @@ func build(cfg Config) ([]format.Format, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []format.Format{c, cl, om, cc}, nil
+	// Go pkg/session after Claude Code: its names (messages.jsonl,
+	// transcript.jsonl) are exact and Claude Code refuses them, but its
+	// detection also accepts a Claude Code stream-json capture, which
+	// Claude Code's own detection must see first.
+	gs, err := gosession.NewWith(cfg.GoSession)
+	if err != nil {
+		return nil, err
+	}
+	return []format.Format{c, cl, om, cc, gs}, nil
 }
 
 // Unknown is the fallback for files no format claims: each line is checked
@@ -70,17 +79,19 @@ type Config struct {
 	Codelia    codelia.Config
 	OrbitMesh  orbitmesh.Config
 	ClaudeCode claudecode.Config
+	GoSession  gosession.Config
 }
 
 // DefaultConfig detects every format anywhere.
 func DefaultConfig() Config {
 	return Config{Format: Auto, Roots: map[string][]string{}, Cortex: cortex.DefaultConfig(),
-		Codelia: codelia.DefaultConfig(), OrbitMesh: orbitmesh.DefaultConfig(), ClaudeCode: claudecode.DefaultConfig()}
+		Codelia: codelia.DefaultConfig(), OrbitMesh: orbitmesh.DefaultConfig(), ClaudeCode: claudecode.DefaultConfig(),
+		GoSession: gosession.DefaultConfig()}
 }
 
 // Validate reports an unknown format name or a relative root.
 func (c Config) Validate() error {
-	if err := errors.Join(c.Cortex.Validate(), c.Codelia.Validate(), c.OrbitMesh.Validate(), c.ClaudeCode.Validate()); err != nil {
+	if err := errors.Join(c.Cortex.Validate(), c.Codelia.Validate(), c.OrbitMesh.Validate(), c.ClaudeCode.Validate(), c.GoSession.Validate()); err != nil {
 		return err
 	}
 	if c.Format != Auto && Lookup(c.Format) == nil {

@@ -24,6 +24,16 @@ import (
 // test fails on a paid entry left in it).
 var debt = map[string]bool{}
 
+// homonyms are literals outside a format's package that spell one of its
+// event types but mean something else, each with what it means. Go
+// pkg/session's event types are common words ("metadata", "transcript",
+// "checkpoint").
+var homonyms = map[string]string{
+	"chunk/decode.go: metadata":                    "the metadata part of a Fluent Bit record, in an error message",
+	"cmd/journalship/sampleformats.go: transcript": "what the sample table calls a Claude Code file",
+	"format/event.go: checkpoint":                  "the neutral role every format's checkpoints ship with",
+}
+
 // TestNothingOutsideAFormatNamesItsEventTypes: the pipeline, verify, the
 // finalizer, retention, the metrics and the dashboards work on the neutral
 // event; only a format's own package (format/<name>/) and the sample
@@ -64,13 +74,16 @@ func TestNothingOutsideAFormatNamesItsEventTypes(t *testing.T) {
 	require.NoError(t, err)
 	var fresh []string
 	for _, f := range found {
-		if !debt[f] {
+		if _, ok := homonyms[f]; !ok && !debt[f] {
 			fresh = append(fresh, f)
 		}
 	}
 	assert.Empty(t, fresh, "event types named outside their format's package")
 	for d := range debt {
 		assert.True(t, slices.Contains(found, d), "debt %q is paid: remove it from the list", d)
+	}
+	for h := range homonyms {
+		assert.True(t, slices.Contains(found, h), "homonym %q is gone: remove it from the list", h)
 	}
 }
 
