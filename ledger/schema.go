@@ -13,7 +13,8 @@ const applicationID = 0x4a534c47
 // schemaVersion is the PRAGMA user_version this code writes and reads.
 // Version 2 adds files.identity; a version 1 ledger is migrated in place
 // (its rows keep an unknown identity, matching any file, as before).
-const schemaVersion = 2
+// Version 3 adds the marks table; older ledgers get it, empty.
+const schemaVersion = 3
 
 // schemaSQL creates version 1.
 //
@@ -41,9 +42,21 @@ var schemaSQL = []string{
 		PRIMARY KEY (file_id, start_off)
 	) WITHOUT ROWID`,
 	`CREATE UNIQUE INDEX IF NOT EXISTS ranges_by_end ON ranges(file_id, end_off)`,
+	marksSQL,
 	fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
+
+// marksSQL creates the marks table: short facts a format keeps about a
+// session between sweeps (format.Marks: which checkpoints were shipped,
+// the cost counted so far), by session key and mark name.
+const marksSQL = `CREATE TABLE IF NOT EXISTS marks (
+		session    TEXT    NOT NULL,
+		name       TEXT    NOT NULL,
+		value      TEXT    NOT NULL,
+		updated_at INTEGER NOT NULL,
+		PRIMARY KEY (session, name)
+	) WITHOUT ROWID`
 
 // checkWAL fails unless the connection is in WAL mode (some file systems
 // cannot provide the shared memory WAL needs).
@@ -98,7 +111,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	case version == schemaVersion && appID == applicationID:
 		return nil
 	case version == 1 && appID == applicationID:
-		return migrateV1(ctx, tx)
+		return migrateFrom(ctx, tx, `ALTER TABLE files ADD COLUMN identity TEXT NOT NULL DEFAULT ''`, marksSQL)
+	case version == 2 && appID == applicationID:
+		return migrateFrom(ctx, tx, marksSQL)
 	}
 	for _, stmt := range schemaSQL {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -108,12 +123,10 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return tx.Commit()
 }
 
-// migrateV1 adds the identity column to a version 1 ledger.
-func migrateV1(ctx context.Context, tx *sql.Tx) error {
-	for _, stmt := range []string{
-		`ALTER TABLE files ADD COLUMN identity TEXT NOT NULL DEFAULT ''`,
-		fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
-	} {
+// migrateFrom brings an older ledger to this version with stmts (version
+// 1: the identity column and the marks table; version 2: the marks table).
+func migrateFrom(ctx context.Context, tx *sql.Tx, stmts ...string) error {
+	for _, stmt := range append(stmts, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}

@@ -25,6 +25,9 @@ const (
 	sFile
 	sFiles
 	sCovering
+	sMarks
+	sSetMark
+	sForgetMarks
 	sSavepoint
 	sRelease
 	sRollbackTo
@@ -62,9 +65,13 @@ var stmtSQL = [nStmts]string{
 	sFiles:      stateQuery + ` ORDER BY f.path, r.start_off`,
 	sCovering: `SELECT r.start_off, r.end_off, r.first_seq, r.last_seq, r.lines
 		FROM ranges r JOIN files f ON f.id = r.file_id WHERE f.path = ?1 AND r.end_off = ?2`,
-	sSavepoint:  `SAVEPOINT call`,
-	sRelease:    `RELEASE call`,
-	sRollbackTo: `ROLLBACK TO call`,
+	sMarks: `SELECT name, value FROM marks WHERE session = ?1`,
+	sSetMark: `INSERT INTO marks (session, name, value, updated_at) VALUES (?1, ?2, ?3, ?4)
+		ON CONFLICT (session, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+	sForgetMarks: `DELETE FROM marks WHERE session = ?1`,
+	sSavepoint:   `SAVEPOINT call`,
+	sRelease:     `RELEASE call`,
+	sRollbackTo:  `ROLLBACK TO call`,
 }
 
 // prepare prepares every statement on db.

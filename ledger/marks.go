@@ -1,0 +1,71 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+)
+
+// Marks returns the marks kept for session (a session's key, its main
+// journal's path): short facts a format's side records leave between
+// sweeps (format.Marks). A session without marks gives an empty map.
+func (l *Ledger) Marks(ctx context.Context, session string) (map[string]string, error) {
+	if session == "" {
+		return nil, invalid("marks", session, errors.New("empty session key"))
+	}
+	if err := l.check("marks", session); err != nil {
+		return nil, err
+	}
+	rows, err := l.c.stmts[sMarks].QueryContext(ctx, session)
+	if err != nil {
+		return nil, l.fail("marks", session, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, l.fail("marks", session, err)
+		}
+		out[name] = value
+	}
+	return out, l.fail("marks", session, rows.Err())
+}
+
+// SetMarks stores marks for session in one transaction: each named mark
+// takes its value, the others stay.
+func (l *Ledger) SetMarks(ctx context.Context, session string, marks map[string]string) error {
+	if session == "" {
+		return invalid("set marks", session, errors.New("empty session key"))
+	}
+	names := make([]string, 0, len(marks))
+	for n := range marks {
+		if n == "" {
+			return invalid("set marks", session, errors.New("empty mark name"))
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names) // one order, for repeatable statements
+	now := time.Now().UnixNano()
+	return l.write(ctx, "set marks", session, func(w *wtx) error {
+		for _, n := range names {
+			if err := w.exec(sSetMark, session, n, marks[n], now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ForgetMarks removes every mark of session; the retention agent calls it
+// once the session is deleted. Forgetting an unknown session is not an
+// error.
+func (l *Ledger) ForgetMarks(ctx context.Context, session string) error {
+	if session == "" {
+		return invalid("forget marks", session, errors.New("empty session key"))
+	}
+	return l.write(ctx, "forget marks", session, func(w *wtx) error {
+		return w.exec(sForgetMarks, session)
+	})
+}
