@@ -16,8 +16,9 @@ import (
 	"github.com/journalship/journalship/pipeline"
 )
 
-// account ships what is left of a finished file and marks it finished.
-func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Outcome) error {
+// account ships what is left of a finished file, the records beside it
+// (over: its session ended) and marks it finished.
+func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Outcome, over bool) error {
 	r, err := backfill.New(f.cfg.Backfill, f.ship, f.ledger)
 	if err != nil {
 		return err
@@ -34,6 +35,9 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 		o.TailBytes = len(s.tail)
 	}
 	if err := f.summarize(ctx, path, s, o); err != nil {
+		return err
+	}
+	if err := f.side(ctx, path, over); err != nil {
 		return err
 	}
 	if err := f.fillBlankGaps(ctx, path, s); err != nil {

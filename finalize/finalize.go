@@ -81,6 +81,10 @@ type Ledger interface {
 	Record(ctx context.Context, segs []ledger.Segment) error
 	MarkFinished(ctx context.Context, path string, identity journalfile.Identity, size, tailFrom int64) error
 	Forget(ctx context.Context, path string) error
+	// Marks and SetMarks keep a session's facts between passes
+	// (format.SideRecords).
+	Marks(ctx context.Context, session string) (map[string]string, error)
+	SetMarks(ctx context.Context, session string, marks map[string]string) error
 }
 
 // JobStatus tells whether a job is terminal (retention.FinalizeStatus adapts
@@ -159,6 +163,10 @@ func (f *Finalizer) Run(ctx context.Context, paths ...string) ([]Outcome, error)
 // is still appending. Nothing was marked; the next run tries again.
 var ErrChanged = errors.New("finalize: file changed while being finalized")
 
+// errSideChanged means a side file (metadata.json) changed while it was
+// read; like ErrChanged, the next run tries again.
+var errSideChanged = errors.New("finalize: a side file changed while being read")
+
 // File finalizes one file if it is finished.
 func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 	o := Outcome{Path: path}
@@ -187,11 +195,19 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 	why, err := f.finished(ctx, path, before)
 	if err != nil || why == "" {
 		o.Why = "still being written"
+		if err == nil {
+			// Records written beside a live session (a checkpoint) ship
+			// while it runs.
+			err = f.side(ctx, path, false)
+		}
+		if errors.Is(err, errSideChanged) {
+			err = nil
+		}
 		return o, err
 	}
 	o.Why = why
-	if err := f.account(ctx, path, before, &o); err != nil {
-		if errors.Is(err, ErrChanged) {
+	if err := f.account(ctx, path, before, &o, why == whySessionEnded); err != nil {
+		if errors.Is(err, ErrChanged) || errors.Is(err, errSideChanged) {
 			o.Why = "changed while being finalized"
 			return o, nil
 		}

@@ -36,6 +36,10 @@ func snapshotOf(path string) (snapshot, error) {
 	return snapshot{id: t.Identity, size: t.Size, mtime: t.ModTime, tailFrom: t.From, lastLine: t.Last, tail: t.Partial}, nil
 }
 
+// whySessionEnded is the rule of a file whose own lines (or, for a format
+// that writes its end beside them, its side files) end the session.
+const whySessionEnded = "session ended"
+
 // finished returns the rule that makes the file finished, or "".
 //
 // Only a file that says so itself (its last line ends the session) is
@@ -47,7 +51,7 @@ func snapshotOf(path string) (snapshot, error) {
 // loses every line appended after.
 func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (string, error) {
 	if len(s.tail) == 0 && f.ends(path, s) {
-		return "session ended", nil
+		return whySessionEnded, nil
 	}
 	if f.cfg.Now().Sub(s.mtime) < f.cfg.StaleAfter {
 		return "", nil // still being written, whatever stands beside it
@@ -77,17 +81,21 @@ func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (stri
 }
 
 // ends tells whether the file's last line ends its session or run, by the
-// file's format (its judge sets Event.Ends). A format that derives the end
-// from every line (ScopeAllLines) must also say so over the whole file.
+// file's format (its judge sets Event.Ends), or, for a format that writes
+// the end beside the journal (format.EndsBeside), whether its side files
+// say a run ended. A format that derives the end from every line
+// (ScopeAllLines), or from side files, must also say so over the whole
+// file.
 func (f *Finalizer) ends(path string, s snapshot) bool {
 	fm := f.ship.Format(path)
 	p, _ := fm.Claim(path)
 	var ev format.Event
 	fm.NewJudge().Judge(s.lastLine, fm.NewState(p), integrity.NewArena(len(s.lastLine)+64), &ev)
 	if !ev.Ends {
-		return false
-	}
-	if fm.Scope() == format.ScopeFirstLine {
+		if eb, ok := fm.(format.EndsBeside); !ok || !eb.EndWritten(path) {
+			return false
+		}
+	} else if fm.Scope() == format.ScopeFirstLine {
 		return true
 	}
 	rep, err := audit.FileAs(path, f.cfg.Audit, fm)

@@ -30,6 +30,19 @@ type Synthetic struct {
 	Annotations []string
 	// Metadata are extra structured metadata.
 	Metadata []loki.Label
+	// Role, Model and EndReason ship as a journal line's role, model and
+	// end_reason do (an entry a format builds from its side files); "" for
+	// none.
+	Role, Model, EndReason string
+	// Cost, when CostModel is set, is what the entry adds to its session's
+	// cost: shipped as cost_usd and cost_model, and counted in the cost
+	// metric once Loki has it.
+	Cost      float64
+	CostModel string
+	// Reported, when HasReported, is a cost the runtime states: shipped as
+	// reported_cost_usd, never summed.
+	Reported    float64
+	HasReported bool
 }
 
 // SyntheticKinds are the event_type values of synthetic entries; with the
@@ -85,7 +98,22 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	if err := p.deps.DeadLetters.Write(dl); err != nil {
 		return &RetryError{Cause: "dead_letter", Err: err}
 	}
+	p.countSyntheticCost(entries)
 	return nil
+}
+
+// countSyntheticCost adds the entries' costs to the cost metric, once
+// they are in Loki (or dead-lettered, with the reason: the dollars were
+// spent either way).
+func (p *Pipeline) countSyntheticCost(entries []Synthetic) {
+	if p.deps.Metrics == nil {
+		return
+	}
+	for i := range entries {
+		if e := &entries[i]; e.CostModel != "" && e.Cost > 0 {
+			p.deps.Metrics.CostUSD.WithLabelValues(e.CostModel, p.tenantLabel()).Add(e.Cost)
+		}
+	}
 }
 
 // restamp returns e stamped now, its time kept in original_timestamp and
@@ -134,6 +162,9 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Ent
 	add(KeyAgentID, cmp.Or(f.agentID, f.path.AgentID))
 	add(KeyRunID, f.path.RunID)
 	add(KeyFormat, f.format.Name())
+	add(KeyRole, e.Role)
+	add(KeyModel, e.Model)
+	add(KeyEndReason, e.EndReason)
 	add(KeyFile, e.Path)
 	if e.HasOffset {
 		add(KeyOffset, strconv.FormatInt(e.Offset, 10))
@@ -144,6 +175,14 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Ent
 			list += "," + a
 		}
 		md = append(md, loki.Label{Name: string(KeyAnnotations), Value: list})
+	}
+	var scratch [32]byte
+	if e.CostModel != "" {
+		md = append(md, loki.Label{Name: mdCostUSD, Value: string(formatUSD(scratch[:0], e.Cost))},
+			loki.Label{Name: mdCostModel, Value: e.CostModel})
+	}
+	if e.HasReported {
+		md = append(md, loki.Label{Name: mdReportedCost, Value: string(formatUSD(scratch[:0], e.Reported))})
 	}
 	md = append(md, e.Metadata...)
 	return labels, loki.Entry{Timestamp: e.Time, Line: string(e.Line), Metadata: md, Ref: ref}

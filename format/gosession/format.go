@@ -42,8 +42,8 @@ const (
 var eventTypes = []string{TypeUser, TypeAssistant, TypeTool, TypeSystem, TypeTranscript, TypeMetadata, TypeCheckpoint}
 
 // The format's own annotation kinds (docs/formats/go-session.md,
-// Annotations). The judge sets the first three on lines; the other three
-// belong on the finalizer's summary entry.
+// Annotations). The judge sets the first three on lines; the other two go
+// on the summary entry (SideRecords).
 const (
 	// NoteUUIDRepeat: a message's uuid was already seen in the file.
 	NoteUUIDRepeat = "uuid_repeat"
@@ -54,18 +54,16 @@ const (
 	// assistant message of the file issued (detail: the tool_call_id).
 	NoteToolResultWithoutCall = "tool_result_without_call"
 	// NoteMetadataIDMismatch: metadata.json names another session than its
-	// directory (detail: the metadata's id); see Metadata.IDMismatch.
+	// directory (the summary's session_id is the directory's; the
+	// metadata's is not shipped); see Metadata.IDMismatch.
 	NoteMetadataIDMismatch = "metadata_id_mismatch"
-	// NoteMetadataUnreadable: metadata.json was unknown when the summary
-	// was written.
-	NoteMetadataUnreadable = "metadata_unreadable"
 	// NoteCostIncludesParent: a fork's first summary ships a cost that
-	// includes its source's (detail: the source session id).
+	// includes its source's (parent_session_id in the entry names it).
 	NoteCostIncludesParent = "cost_includes_parent"
 )
 
 var annotations = []string{NoteUUIDRepeat, NoteTimestampRegression, NoteToolResultWithoutCall,
-	NoteMetadataIDMismatch, NoteMetadataUnreadable, NoteCostIncludesParent}
+	NoteMetadataIDMismatch, NoteCostIncludesParent}
 
 // The derived states of a messages.jsonl (docs/formats/go-session.md,
 // Derived state).

@@ -44,7 +44,7 @@ func TestDescription(t *testing.T) {
 	f.EventTypes()[0] = "changed"
 	assert.Equal(t, "user", f.EventTypes()[0], "callers get a copy")
 	assert.Equal(t, []string{"uuid_repeat", "timestamp_regression", "tool_result_without_call",
-		"metadata_id_mismatch", "metadata_unreadable", "cost_includes_parent"}, f.Annotations())
+		"metadata_id_mismatch", "cost_includes_parent"}, f.Annotations())
 	f.Annotations()[0] = "changed"
 	assert.Equal(t, NoteUUIDRepeat, f.Annotations()[0])
 	assert.NotEmpty(t, f.Layouts())
