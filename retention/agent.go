@@ -18,6 +18,9 @@ type Ledger interface {
 	File(ctx context.Context, path string) (ledger.FileState, error)
 	Files(ctx context.Context) ([]ledger.FileState, error)
 	Forget(ctx context.Context, path string) error
+	// ForgetMarks drops what the finalizer kept of a deleted session
+	// (format.SideRecords).
+	ForgetMarks(ctx context.Context, session string) error
 }
 
 // Finalizer accounts for a finished file before it is judged

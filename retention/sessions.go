@@ -187,6 +187,9 @@ func (s *sweep) removeMembers(ctx context.Context, d Decision, relDir string, ms
 	}
 	if all && relDir != "" && !s.cfg.DryRun {
 		s.removeSessionRest(relDir)
+		if err := s.ledger.ForgetMarks(ctx, d.Path); err != nil {
+			s.fail("ledger", "forgetting the marks of deleted session %s: %v", d.Path, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,7 +117,15 @@ func TestGoSessionInsideClaudeProject(t *testing.T) {
 	liveMeta := filepath.Join(e.root, live, "metadata.json")
 	require.NoError(t, os.WriteFile(liveMeta, []byte(`{"session_id":"0d0d0d0d-2222-4222-8222-222222222222","model":"m"}`), 0o644))
 
+	require.NoError(t, e.ledger.SetMarks(context.Background(), msgs, map[string]string{"checkpoint:cp-001": "1"}))
+	require.NoError(t, e.ledger.SetMarks(context.Background(), liveMsgs, map[string]string{"cost": "0.1"}))
 	r := e.sweep(nil)
+	marks, err := e.ledger.Marks(context.Background(), msgs)
+	require.NoError(t, err)
+	assert.Empty(t, marks, "a deleted session's marks are forgotten")
+	marks, err = e.ledger.Marks(context.Background(), liveMsgs)
+	require.NoError(t, err)
+	assert.NotEmpty(t, marks, "a kept session's marks stay")
 	for _, p := range []string{msgs, tr, meta, cp, lock} {
 		assert.False(t, exists(p), "%s is deleted with its session", p)
 	}

@@ -192,6 +192,9 @@ func (emptyLedger) Files(context.Context) ([]ledger.FileState, error) { return n
 func (emptyLedger) Forget(context.Context, string) error {
 	return errors.New("retention: a dry run forgets nothing")
 }
+func (emptyLedger) ForgetMarks(context.Context, string) error {
+	return errors.New("retention: a dry run forgets nothing")
+}
 
 // sweepOrRun runs one sweep and prints its report (once) or sweeps until
 // ctx ends.
