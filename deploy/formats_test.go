@@ -19,6 +19,7 @@ import (
 	"github.com/journalship/journalship/format/claudecode"
 	"github.com/journalship/journalship/format/codelia"
 	"github.com/journalship/journalship/format/cortex"
+	"github.com/journalship/journalship/format/gosession"
 	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/retention"
@@ -68,6 +69,14 @@ var sideFiles = map[string]func(root, journal string) []string{
 		return []string{path.Join(session, "subagents", "agent-"+exampleAgent+".meta.json"),
 			path.Join(session, "tool-results", "toolu_01.txt"), path.Join(project, "sessions-index.json"),
 			path.Join(project, "memory", "MEMORY.md")}
+	},
+	// In the session's directory: metadata.json (rewritten in place), a
+	// checkpoint's manifest and blob, the flock files.
+	gosession.Name: func(_, journal string) []string {
+		dir := path.Dir(journal)
+		return []string{path.Join(dir, "metadata.json"), path.Join(dir, "checkpoints", "cp-001", "manifest.json"),
+			path.Join(dir, "checkpoints", "cp-001", "blobs", "9f86d0"), path.Join(dir, "messages.jsonl.lock"),
+			path.Join(dir, "transcript.jsonl.lock")}
 	},
 }
 
@@ -287,7 +296,10 @@ func TestEveryFormatIsTailed(t *testing.T) {
 		"a glob missing the layout":          {codeliaPath, "/data/codelia/sessions/*/*.jsonl"},
 		"a tag the output does not take":     {"Tag               sessions.orbitmesh.*", "Tag               other.orbitmesh.*"},
 		"a format without its root":          {",orbitmesh=/data/orbitmesh,", ","},
-		"Claude Code without its root":       {",claude-code=/data/claude/projects\n", "\n"},
+		"Claude Code without its root":       {",claude-code=/data/claude/projects,", ","},
+		"go-session without its root":        {",go-session=/data/go-session\n", "\n"},
+		"a glob missing the transcript":      {"/data/go-session/*/messages.jsonl,/data/go-session/*/transcript.jsonl", "/data/go-session/*/messages.jsonl"},
+		"a glob reading metadata.json too":   {"/data/go-session/*/messages.jsonl,/data/go-session/*/transcript.jsonl", "/data/go-session/*/*.json*"},
 		"a root elsewhere than tail reads":   {"codelia=/data/codelia,", "codelia=/home/agent/.codelia,"},
 		"Cortex Plane away from its default": {"cortex=/data/sessions,", "cortex=/srv/sessions,"},
 		"two inputs reading one journal":     {"/data/orbitmesh/sessions/*.messages.jsonl", "/data/orbitmesh/sessions/*.messages.jsonl,/data/sessions/*/*.jsonl"},

@@ -145,8 +145,9 @@ func (*Format) Annotations() []string { return append([]string(nil), annotations
 
 // Layouts implements format.Format.
 func (*Format) Layouts() []string {
-	return []string{"<base>/<session id>/messages.jsonl and <base>/<session id>/transcript.jsonl " +
-		"(metadata.json and checkpoints/<id>/manifest.json beside them are read, not tailed)"}
+	return []string{"<root>/<session_id>/messages.jsonl (the conversation; root: the store's base directory; " +
+		"metadata.json and checkpoints/<id>/manifest.json beside it are read, not tailed)",
+		"<root>/<session_id>/transcript.jsonl (SDK messages for replay)"}
 }
 
 // Seq implements format.Format: the store numbers nothing.
