@@ -32,6 +32,24 @@ var nameWidth = func() int {
 	return w
 }()
 
+// kindSide is entryKind's name for an entry the finalizer built from a
+// file beside the journals (a Go pkg/session checkpoint or run summary).
+const kindSide = "side"
+
+// entryKind tells a journal line ("line") from the finalizer's entries:
+// its truncated_tail markers and file summaries (by event_type), and the
+// records it ships from beside the journals, which, unlike a line, have
+// no byte offset.
+func entryKind(e lokiquery.Entry) string {
+	switch et := e.Stream["event_type"]; {
+	case et == "truncated_tail", et == "file_summary":
+		return et
+	case e.Metadata["byte_offset"] == "":
+		return kindSide
+	}
+	return "line"
+}
+
 // report prints what a Grafana user sees, with the LogQL behind it.
 func (d *demo) report(ctx context.Context) error {
 	from, to := d.start.Add(-time.Hour), time.Now().Add(time.Minute)
@@ -44,16 +62,19 @@ func (d *demo) report(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	markers, summaries := 0, 0
+	markers, summaries, side := 0, 0, 0
 	for _, e := range all {
-		switch e.Stream["event_type"] {
+		switch entryKind(e) {
 		case "truncated_tail":
 			markers++
 		case "file_summary":
 			summaries++
+		case kindSide:
+			side++
 		}
 	}
-	fmt.Fprintf(d.out, "\n4. what landed in Loki\n\n   %d journal lines + %d truncated-tail markers + %d file summaries   %s\n", len(all)-markers-summaries, markers, summaries, selector)
+	fmt.Fprintf(d.out, "\n4. what landed in Loki\n\n   %d journal lines + %d records from beside the journals + %d truncated-tail markers + %d file summaries   %s\n",
+		len(all)-markers-summaries-side, side, markers, summaries, selector)
 	if err := d.eventTypes(ctx, `sum by (format, event_type) (count_over_time(`+selector+` `+rng+`))`); err != nil {
 		return err
 	}

@@ -37,22 +37,24 @@ func TestDemo(t *testing.T) {
 
 	entries, err := d.query.QueryRange(context.Background(), selector, d.start.Add(-time.Hour), time.Now().Add(time.Minute), 5000, "forward")
 	require.NoError(t, err)
-	lines, tails, summaries := map[string]int{}, map[string]int{}, map[string]int{}
+	lines, tails, summaries, side := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	for _, e := range entries {
 		f := e.Stream["format"]
 		require.NotNil(t, lookupSampleFormat(f), "format %q of %s", f, e.Metadata["file"])
 		root := filepath.Join(d.dir, lookupSampleFormat(f).demoRoot)
 		assert.True(t, strings.HasPrefix(e.Metadata["file"], root+string(filepath.Separator)), "%s: shipped as %s, from %s's root", e.Metadata["file"], f, f)
-		switch e.Stream["event_type"] {
+		switch entryKind(e) {
 		case "truncated_tail":
 			tails[f]++
 		case "file_summary":
 			summaries[f]++
+		case kindSide:
+			side[f]++
 		default:
 			lines[f]++
 		}
 	}
-	allLines, allTails, allSummaries, models := 0, 0, 0, 0
+	allLines, allTails, allSummaries, allSide, models := 0, 0, 0, 0, 0
 	for _, smp := range d.samples {
 		name, wantLines, wantTails := smp.format.name, 0, 0
 		for _, f := range smp.corpus.Files {
@@ -65,7 +67,7 @@ func TestDemo(t *testing.T) {
 		assert.Equal(t, wantTails, tails[name], "%s: every torn last line is marked", name)
 		assert.Positive(t, wantTails, "%s: the sample has a crash", name)
 		assert.Positive(t, summaries[name], "%s: finished files are summarized", name)
-		allLines, allTails, allSummaries = allLines+wantLines, allTails+wantTails, allSummaries+summaries[name]
+		allLines, allTails, allSummaries, allSide = allLines+wantLines, allTails+wantTails, allSummaries+summaries[name], allSide+side[name]
 		models += len(wantUsage(smp.corpus, pricing.Default()))
 		if len(wantUsage(smp.corpus, pricing.Default())) == 0 {
 			assert.Contains(t, s, fmt.Sprintf("   %-*s (no LLM usage in its records)", nameWidth, name))
@@ -74,7 +76,9 @@ func TestDemo(t *testing.T) {
 		assert.Contains(t, s, "audit trail of a crashed "+name+" "+smp.format.file+"   ")
 	}
 	assert.Contains(t, s, "shipping again is a no-op: 0 shipped")
-	assert.Contains(t, s, "   "+itoa(allLines)+" journal lines + "+itoa(allTails)+" truncated-tail markers + "+itoa(allSummaries)+" file summaries   "+selector)
+	assert.Positive(t, side["go-session"], "Go pkg/session's checkpoints and run summaries")
+	assert.Contains(t, s, "   "+itoa(allLines)+" journal lines + "+itoa(allSide)+" records from beside the journals + "+itoa(allTails)+
+		" truncated-tail markers + "+itoa(allSummaries)+" file summaries   "+selector)
 	marker := regexp.MustCompile(`\n   \d\d:\d\d:\d\d\.\d{3} +truncated_tail +truncated_tail  \d+ bytes cut at offset \d+: \{"`)
 	assert.Len(t, marker.FindAllString(s, -1), len(d.samples), "each crashed file's trail shows the cut-off marker")
 	assert.NotContains(t, s, "MISMATCH")

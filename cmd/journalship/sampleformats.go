@@ -10,6 +10,7 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
+	"github.com/journalship/journalship/internal/sample/gosession"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 )
 
@@ -40,6 +41,12 @@ type sampleFormat struct {
 	place func(f sample.File, t time.Time) string
 	// stamp returns line stamped with t, and by how much its times moved.
 	stamp func(line string, t time.Time) (string, time.Duration)
+	// diesWhole: one process writes all of a session's files, so a crash
+	// in any of them means no side files (Go pkg/session's metadata.json
+	// never gets its exit_reason). Otherwise each file is its own run
+	// (Codelia) or writer (a Claude Code subagent), and only a crash of the
+	// last one does.
+	diesWhole bool
 }
 
 // sampleFormats are the formats written, in the order they are shown.
@@ -62,6 +69,13 @@ var sampleFormats = []*sampleFormat{
 	{name: claudecode.FormatName, unit: "session", units: "sessions", file: "transcript", demoRoot: "claude/projects", minFaults: claudecode.MinFaultSessions,
 		generate: generateClaudeCode, seedWithStart: true, writer: func(f sample.File) string { return f.SessionID },
 		place: func(f sample.File, _ time.Time) string { return f.Rel }, stamp: stampClaudeCode},
+	// A Go pkg/session session is a directory: one writer writes its
+	// messages.jsonl, then its transcript.jsonl (whose lines have no time
+	// of their own), then metadata.json and its checkpoints, which say the
+	// run ended, moved as its last timed line was.
+	{name: gosession.FormatName, unit: "session", units: "sessions", file: "journal", demoRoot: "go-session", minFaults: gosession.MinFaultSessions,
+		generate: generateGoSession, seedWithStart: true, writer: func(f sample.File) string { return f.SessionID },
+		place: func(f sample.File, _ time.Time) string { return f.Rel }, stamp: stampGoSession, diesWhole: true},
 }
 
 // lookupSampleFormat returns the sample format named name, or nil.
@@ -109,6 +123,32 @@ func generateClaudeCode(seed int64, n int, start time.Time, faults bool) (*sampl
 	return claudecode.Generate(claudecode.Config{Seed: seed, Sessions: n, Start: start.UTC(), Faults: faults,
 		Models: append([]string(nil), claudecode.DefaultModels...)})
 }
+
+// generateGoSession generates Go pkg/session sessions.
+func generateGoSession(seed int64, n int, start time.Time, faults bool) (*sample.Corpus, error) {
+	return gosession.Generate(gosession.Config{Seed: seed, Sessions: n, Start: start.UTC(), Faults: faults,
+		Models: append([]string(nil), gosession.DefaultModels...)})
+}
+
+// stampGoSession sets a Go pkg/session message's timestamp (RFC 3339 with
+// nanoseconds and the writer's offset, as Go writes it) to t, and moves
+// every other time in it by as much; an SDK message of transcript.jsonl
+// has no time and stays as it is.
+func stampGoSession(line string, t time.Time) (string, time.Duration) {
+	m := goSessionTime.FindStringSubmatch(line)
+	if m == nil {
+		return line, 0
+	}
+	was, err := time.Parse(time.RFC3339Nano, m[1])
+	if err != nil {
+		return line, 0
+	}
+	d := t.Sub(was) // to the nanosecond, as Go writes them: moving back restores the line
+	return shiftTimes(line, d), d
+}
+
+// goSessionTime is a message's own time: its first timestamp member.
+var goSessionTime = regexp.MustCompile(`"timestamp":"([^"]+)"`)
 
 // placeCortex names a Cortex Plane session after the time it starts:
 // <job_id>/session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl.
@@ -212,21 +252,28 @@ func timeAt(line, key string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// quotedTime matches a JSON string holding a UTC time with milliseconds,
-// as every generator writes times (2026-02-23T14:30:22.000Z).
-var quotedTime = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"`)
+// quotedTime matches a JSON string holding an RFC 3339 time: UTC with
+// milliseconds, as most generators write times (2026-02-23T14:30:22.000Z),
+// or with any fraction and an offset, as Go writes them
+// (2026-02-09T14:03:11.52133+01:00).
+var quotedTime = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)"`)
 
-// shiftTimes moves every time string in s by d; the length stays.
+// shiftTimes moves every time string in s by d, each written as it was: a
+// millisecond UTC time keeps its length, another keeps its offset.
 func shiftTimes(s string, d time.Duration) string {
 	if d == 0 {
 		return s
 	}
 	return quotedTime.ReplaceAllStringFunc(s, func(q string) string {
-		t, err := time.Parse(timestampLayout, q[1:len(q)-1])
+		text := q[1 : len(q)-1]
+		if t, err := time.Parse(timestampLayout, text); err == nil {
+			return `"` + t.Add(d).UTC().Format(timestampLayout) + `"`
+		}
+		t, err := time.Parse(time.RFC3339Nano, text)
 		if err != nil {
 			return q
 		}
-		return `"` + t.Add(d).UTC().Format(timestampLayout) + `"`
+		return `"` + t.Add(d).Format(time.RFC3339Nano) + `"`
 	})
 }
 

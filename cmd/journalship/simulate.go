@@ -308,12 +308,15 @@ func (s *simulator) step(w *liveWriter) error {
 		return err
 	}
 	s.report(w.cur)
-	crashed, shift := w.cur.crashed, w.cur.shift
+	w.crashed = w.cur.crashed || w.crashed && w.format.diesWhole
+	if w.cur.shift != 0 { // a file without times of its own (a transcript.jsonl) moves nothing
+		w.shift = w.cur.shift
+	}
 	w.close()
-	if len(w.files) > 0 || crashed {
+	if len(w.files) > 0 || w.crashed {
 		return nil // no snapshot of a session whose runtime died
 	}
-	return writeSide(w.format.root, w.side, shift)
+	return writeSide(w.format.root, w.side, w.shift)
 }
 
 // open creates the file, named after the time it starts where its format

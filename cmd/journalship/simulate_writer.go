@@ -80,6 +80,11 @@ type liveWriter struct {
 	files  []sample.File     // files not yet started
 	side   []sample.SideFile // written once the last file is complete
 	cur    *liveSession      // the file being written, nil between files
+	shift  time.Duration     // how far the times of its last timed line moved
+	// crashed: its last file was left torn, or, for a format whose one
+	// process writes all of a session's files (diesWhole), any of them: its
+	// runtime died, and the session gets no side files.
+	crashed bool
 }
 
 // groupWriters splits a corpus into its writers, in the order their first

@@ -41,7 +41,7 @@ func GenerateWithTruth(cfg Config) (*sample.Corpus, []Session, error) {
 			s = faultSession(x, i, model, at, source)
 		} else {
 			s = newSession(x, ScenarioClean, model, at)
-			s.clean()
+			s.clean(!cfg.Faults)
 		}
 		if i == 0 {
 			source = s

@@ -53,8 +53,9 @@ func faultSession(x *rng, i int, model string, at time.Time, source *session) *s
 
 // clean is a session without faults: one or two tasks, perhaps a
 // follow-up; most end (end_turn, sometimes max_turns or the budget), some
-// are still running, waiting for a tool or for the model.
-func (s *session) clean() {
+// are still running, waiting for a tool or for the model, unless ends
+// (a corpus without faults, the simulator's: every session ends).
+func (s *session) clean(ends bool) {
 	x := s.x
 	s.transcript, s.shape = x.Chance(0.4), x.Intn(3)
 	s.startRun()
@@ -72,12 +73,12 @@ func (s *session) clean() {
 		s.pause()
 		s.chat(x.Intn(2))
 	}
-	switch x.Weighted(70, 8, 7, 15) {
-	case 0:
+	switch w := x.Weighted(70, 8, 7, 15); {
+	case w == 0, w == 3 && ends:
 		s.finish("end_turn")
-	case 1:
+	case w == 1:
 		s.finish("max_turns")
-	case 2:
+	case w == 2:
 		s.finish("error_max_budget_usd")
 	default:
 		s.pause()
