@@ -10,6 +10,7 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
+	"github.com/journalship/journalship/internal/sample/gosession"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,6 +28,7 @@ func TestGeneratedCorporaMatchTheirTruth(t *testing.T) {
 		"claude-code": func() (*sample.Corpus, error) {
 			return claudecode.Generate(claudecode.FixtureConfig())
 		},
+		"go-session": func() (*sample.Corpus, error) { return gosession.Generate(gosession.FixtureConfig()) },
 	}
 	for name, gen := range gens {
 		t.Run(name, func(t *testing.T) {
@@ -104,6 +106,9 @@ func checkRunTruth(t *testing.T, f sample.File, r Report) {
 		assert.Equal(t, state == claudecode.StateIdle, r.SessionEnded, "over")
 	} else {
 		assert.Equal(t, f.EndReason != "", r.SessionEnded, "over")
+	}
+	if f.Format == gosession.FormatName && f.EndReason != "" && state != "" {
+		state = gosession.StateIdle // the state now: idle once the run ended, whatever its last message
 	}
 	if state == "waiting" && f.Format == "orbitmesh" {
 		// The truth states a line's status at its ts; verify judges the

@@ -133,6 +133,9 @@ func (a *auditor) state(r *Report) {
 		return
 	}
 	r.SessionEnded, r.Terminal = a.st.Over()
+	if er, ok := a.st.(format.EndReasoner); ok && r.SessionEnded && r.EndReason == "" {
+		r.EndReason = er.EndReason() // written beside the journal (Go pkg/session's exit_reason)
+	}
 	if !r.SessionEnded {
 		r.EndReason = "" // an earlier run ended; the latest goes on
 	}

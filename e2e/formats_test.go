@@ -9,13 +9,14 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
+	"github.com/journalship/journalship/internal/sample/gosession"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/journalship/journalship/internal/verify"
 	"github.com/stretchr/testify/require"
 )
 
 // mixedCorpus generates every format's corpus, each under its own root
-// (cortex/, codelia/, orbitmesh/, claude/projects/), as one corpus whose paths are relative to the
+// (cortex/, codelia/, orbitmesh/, claude/projects/, go-session/), as one corpus whose paths are relative to the
 // node's root.
 func mixedCorpus(t *testing.T) *sample.Corpus {
 	t.Helper()
@@ -35,8 +36,12 @@ func mixedCorpus(t *testing.T) *sample.Corpus {
 	kcfg.Seed = 7
 	cc, err := claudecode.Generate(kcfg)
 	require.NoError(t, err)
+	gcfg := gosession.DefaultConfig()
+	gcfg.Seed = 7
+	gs, err := gosession.Generate(gcfg)
+	require.NoError(t, err)
 	out := &sample.Corpus{}
-	for dir, c := range map[string]*sample.Corpus{"cortex": cortex, "orbitmesh": om, "codelia": cd, "claude/projects": cc} {
+	for dir, c := range map[string]*sample.Corpus{"cortex": cortex, "orbitmesh": om, "codelia": cd, "claude/projects": cc, "go-session": gs} {
 		for _, f := range c.Files {
 			f.Rel = dir + "/" + f.Rel
 			out.Files = append(out.Files, f)

@@ -13,6 +13,13 @@ type EndsBeside interface {
 	EndWritten(path string) bool
 }
 
+// EndReasoner is implemented by the State of a format whose end is
+// written beside the journal (EndsBeside): how the session ended, "" while
+// it is not over. verify reports it as a line's end reason would be.
+type EndReasoner interface {
+	EndReason() string
+}
+
 // SideRecords is implemented by a format whose runtime keeps records
 // beside its journals that ship as entries of their own (Go pkg/session:
 // checkpoint manifests, and metadata.json's summary once a run ends). The

@@ -173,6 +173,15 @@ func (s *State) over() bool {
 	return true
 }
 
+// EndReason implements format.EndReasoner: the exit_reason once the
+// session is over, else "".
+func (s *State) EndReason() string {
+	if !s.over() {
+		return ""
+	}
+	return s.meta.ExitReason
+}
+
 // Open implements format.State: the tool calls never answered, in the
 // order they were issued.
 func (s *State) Open() []string {
