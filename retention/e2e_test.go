@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
+	"github.com/journalship/journalship/internal/sample/gosession"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/journalship/journalship/output"
 	"github.com/stretchr/testify/assert"
@@ -118,6 +120,16 @@ var e2eFormats = []e2eFormat{
 		require.NoError(t, err)
 		return c
 	}},
+	// Go pkg/session: a session is a directory (both journals,
+	// metadata.json, checkpoints), over when metadata.json says its run
+	// ended after its last message, deleted as one, directory included.
+	{gosession.FormatName, func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
+		cfg := gosession.DefaultConfig()
+		cfg.Seed, cfg.Sessions, cfg.Start = seed, gosession.MinFaultSessions+rng.IntN(6), start
+		c, err := gosession.Generate(cfg)
+		require.NoError(t, err)
+		return c
+	}},
 }
 
 // endToEnd is TestEndToEndRandomized for one format.
@@ -158,8 +170,8 @@ func (rig *e2eRig) checkEmpty() {
 	t := rig.t
 	entries, err := os.ReadDir(rig.root)
 	require.NoError(t, err)
-	if rig.format == "cortex" {
-		assert.Empty(t, entries, "every job directory is removed")
+	if rig.format == "cortex" || rig.format == gosession.FormatName {
+		assert.Empty(t, entries, "every job directory, every session directory is removed")
 		return
 	}
 	if rig.format == claudecode.FormatName {
@@ -210,9 +222,15 @@ func newRig(t *testing.T, lokiURL string, seed int64, g e2eFormat) *e2eRig {
 func (rig *e2eRig) plan(c *sample.Corpus) {
 	next := map[string]int{}
 	stalled := map[string]bool{}
-	// A job's sessions are written one after the other; a file that is
-	// its own run (no job) is a group of its own.
-	group := func(f sample.File) string { return cmp.Or(f.JobID, f.Rel) }
+	// A job's sessions are written one after the other, as are a Go
+	// pkg/session session's journals; a file that is its own run (no job)
+	// is a group of its own.
+	group := func(f sample.File) string {
+		if f.Format == gosession.FormatName {
+			return f.SessionID
+		}
+		return cmp.Or(f.JobID, f.Rel)
+	}
 	for i, f := range c.Files {
 		if _, ok := next[group(f)]; !ok {
 			next[group(f)] = rig.rng.IntN(3)
@@ -265,6 +283,7 @@ func (rig *e2eRig) write(round int) {
 func (rig *e2eRig) writeSides(f *plannedFile) {
 	for _, s := range f.sides {
 		path := filepath.Join(rig.root, filepath.FromSlash(s.Rel))
+		require.NoError(rig.t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(rig.t, os.WriteFile(path, s.Data, 0o644))
 		require.NoError(rig.t, os.Chtimes(path, rig.now, rig.now))
 		f.side = append(f.side, path)
@@ -273,15 +292,20 @@ func (rig *e2eRig) writeSides(f *plannedFile) {
 
 // sidesOf returns the corpus's side files that belong to f: those named
 // after its session (OrbitMesh's <id>.json and <id>.tokens.json beside
-// <id>.messages.jsonl).
+// <id>.messages.jsonl), or, for a Go pkg/session messages.jsonl, every
+// file of its session directory (metadata.json, checkpoints, locks),
+// written when the run ends.
 func sidesOf(c *sample.Corpus, f sample.File) []sample.SideFile {
 	stem, ok := strings.CutSuffix(f.Rel, ".messages.jsonl")
+	if f.Format == gosession.FormatName && path.Base(f.Rel) == "messages.jsonl" {
+		stem, ok = path.Dir(f.Rel)+"/", true
+	}
 	if !ok {
 		return nil
 	}
 	var out []sample.SideFile
 	for _, s := range c.Side {
-		if strings.HasPrefix(s.Rel, stem+".") {
+		if strings.HasPrefix(s.Rel, stem+".") || strings.HasSuffix(stem, "/") && strings.HasPrefix(s.Rel, stem) {
 			out = append(out, s)
 		}
 	}
@@ -388,6 +412,9 @@ func (rig *e2eRig) checkLoki(url string) {
 			require.NoError(t, json.Unmarshal([]byte(e.Line), &te), e.Line)
 			tails[file] = append(tails[file], te.Offset, te.Bytes)
 		default:
+			if e.Metadata["byte_offset"] == "" {
+				continue // a record from beside the journals (a Go pkg/session checkpoint or run summary)
+			}
 			key := file + "@" + e.Metadata["byte_offset"]
 			if prev, dup := lines[key]; dup {
 				require.Equal(t, prev, e.Line, "two different lines at %s", key)
