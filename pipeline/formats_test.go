@@ -33,12 +33,15 @@ func mixedNode(t *testing.T) (string, map[string]string) {
 		"unknown":   filepath.Join(root, "other", "app.jsonl"),
 		"claude-code": filepath.Join(root, "claude", "projects", "-home-dev-app",
 			"c2714e95-6083-4caf-9b14-7d6c5b4aefc5.jsonl"),
+		"go-session": filepath.Join(root, "go-session", "finished", "messages.jsonl"),
 	}
 	copyTo("testdata/journal.jsonl", paths["cortex"])
 	copyTo("../format/codelia/testdata/spec-example.jsonl", paths["codelia"])
 	copyTo("../format/orbitmesh/testdata/spec.messages.jsonl", paths["orbitmesh"])
 	copyTo("../format/orbitmesh/testdata/spec.json", filepath.Join(root, "orbitmesh", "sessions", "sess_123.json"))
 	copyTo("../format/claudecode/testdata/tools.jsonl", paths["claude-code"])
+	copyTo("../format/gosession/testdata/sessions/finished/messages.jsonl", paths["go-session"])
+	copyTo("../format/gosession/testdata/sessions/finished/metadata.json", filepath.Join(root, "go-session", "finished", "metadata.json"))
 	require.NoError(t, os.MkdirAll(filepath.Dir(paths["unknown"]), 0o755))
 	require.NoError(t, os.WriteFile(paths["unknown"], []byte("{\"msg\":\"started\"}\n{\"msg\":\"torn\"\n{\"msg\":\"done\"}\n"), 0o644))
 	return root, paths
@@ -99,7 +102,7 @@ func TestMixedNode(t *testing.T) {
 // retried: the state is rebuilt from the file, never guessed.
 func TestStateFollowsRetries(t *testing.T) {
 	_, paths := mixedNode(t)
-	for _, name := range []string{"codelia", "orbitmesh", "cortex", "claude-code"} {
+	for _, name := range []string{"codelia", "orbitmesh", "cortex", "claude-code", "go-session"} {
 		t.Run(name, func(t *testing.T) {
 			path := paths[name]
 			data, err := os.ReadFile(path)
