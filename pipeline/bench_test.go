@@ -11,6 +11,7 @@ import (
 	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
+	"github.com/journalship/journalship/internal/sample/gosession"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pricing"
@@ -64,6 +65,39 @@ func BenchmarkFlushClaudeCode(b *testing.B) {
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	for _, f := range c.Files {
 		path := filepath.Join("/data/claude/projects", f.Rel)
+		for _, l := range f.Lines {
+			data = chunk.AppendEvent(data, chunk.TailEvent(chunk.DefaultConfig(), at, path, l.Offset, []byte(l.Text)), chunk.FormatV2)
+			bytes += len(l.Text)
+			n++
+		}
+		if n >= 1000 {
+			break
+		}
+	}
+	benchFlush(b, data, bytes, n)
+}
+
+// BenchmarkFlushGoSession is BenchmarkFlush for Go pkg/session stores: the
+// generator's sessions written to disk (messages.jsonl and
+// transcript.jsonl, about 1000 lines of 0.1–2 KB; each file's state reads
+// its session's metadata.json when it starts), each file from its start,
+// in one chunk.
+func BenchmarkFlushGoSession(b *testing.B) {
+	cfg := gosession.DefaultConfig()
+	cfg.Sessions = 40
+	c, err := gosession.Generate(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	if err := c.WriteTo(root); err != nil {
+		b.Fatal(err)
+	}
+	var data []byte
+	bytes, n := 0, 0
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for _, f := range c.Files {
+		path := filepath.Join(root, f.Rel)
 		for _, l := range f.Lines {
 			data = chunk.AppendEvent(data, chunk.TailEvent(chunk.DefaultConfig(), at, path, l.Offset, []byte(l.Text)), chunk.FormatV2)
 			bytes += len(l.Text)
