@@ -60,20 +60,7 @@ func BenchmarkFlushClaudeCode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var data []byte
-	bytes, n := 0, 0
-	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	for _, f := range c.Files {
-		path := filepath.Join("/data/claude/projects", f.Rel)
-		for _, l := range f.Lines {
-			data = chunk.AppendEvent(data, chunk.TailEvent(chunk.DefaultConfig(), at, path, l.Offset, []byte(l.Text)), chunk.FormatV2)
-			bytes += len(l.Text)
-			n++
-		}
-		if n >= 1000 {
-			break
-		}
-	}
+	data, bytes, n := corpusChunk(c.Files, "/data/claude/projects", 1000)
 	benchFlush(b, data, bytes, n)
 }
 
@@ -93,21 +80,27 @@ func BenchmarkFlushGoSession(b *testing.B) {
 	if err := c.WriteTo(root); err != nil {
 		b.Fatal(err)
 	}
-	var data []byte
-	bytes, n := 0, 0
+	data, bytes, n := corpusChunk(c.Files, root, 1000)
+	benchFlush(b, data, bytes, n)
+}
+
+// corpusChunk is one Fluent Bit chunk of the files' lines under root, as
+// tail reads them, whole files until about max records: its data, the
+// bytes of journal and the number of records.
+func corpusChunk(files []sample.File, root string, max int) (data []byte, bytes, n int) {
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	for _, f := range c.Files {
+	for _, f := range files {
 		path := filepath.Join(root, f.Rel)
 		for _, l := range f.Lines {
 			data = chunk.AppendEvent(data, chunk.TailEvent(chunk.DefaultConfig(), at, path, l.Offset, []byte(l.Text)), chunk.FormatV2)
 			bytes += len(l.Text)
 			n++
 		}
-		if n >= 1000 {
+		if n >= max {
 			break
 		}
 	}
-	benchFlush(b, data, bytes, n)
+	return data, bytes, n
 }
 
 // benchFlush ships the chunk data of n records (bytes of journal) per op
