@@ -16,9 +16,9 @@ import (
 	"github.com/journalship/journalship/pipeline"
 )
 
-// account ships what is left of a finished file, the records beside it
-// (over: its session ended) and marks it finished.
-func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Outcome, over bool) error {
+// account ships what is left of a finished file, the records beside it,
+// and marks it finished.
+func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Outcome) error {
 	r, err := backfill.New(f.cfg.Backfill, f.ship, f.ledger)
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 	if err := f.summarize(ctx, path, s, o); err != nil {
 		return err
 	}
-	if err := f.side(ctx, path, over); err != nil {
+	if err := f.side(ctx, path); err != nil {
 		return err
 	}
 	if err := f.fillBlankGaps(ctx, path, s); err != nil {

@@ -163,9 +163,6 @@ func (f *Finalizer) Run(ctx context.Context, paths ...string) ([]Outcome, error)
 // is still appending. Nothing was marked; the next run tries again.
 var ErrChanged = errors.New("finalize: file changed while being finalized")
 
-// errSideChanged means a side file (metadata.json) changed while it was
-// read; like ErrChanged, the next run tries again.
-var errSideChanged = errors.New("finalize: a side file changed while being read")
 
 // File finalizes one file if it is finished.
 func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
@@ -190,7 +187,7 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 	}
 	if st.Finished && st.Size == before.size {
 		o.Finished, o.Why = true, "already finished"
-		return o, nil
+		return o, f.side(ctx, path) // a run may end with no new line
 	}
 	why, err := f.finished(ctx, path, before)
 	if err != nil || why == "" {
@@ -198,16 +195,13 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 		if err == nil {
 			// Records written beside a live session (a checkpoint) ship
 			// while it runs.
-			err = f.side(ctx, path, false)
-		}
-		if errors.Is(err, errSideChanged) {
-			err = nil
+			err = f.side(ctx, path)
 		}
 		return o, err
 	}
 	o.Why = why
-	if err := f.account(ctx, path, before, &o, why == whySessionEnded); err != nil {
-		if errors.Is(err, ErrChanged) || errors.Is(err, errSideChanged) {
+	if err := f.account(ctx, path, before, &o); err != nil {
+		if errors.Is(err, ErrChanged) {
 			o.Why = "changed while being finalized"
 			return o, nil
 		}

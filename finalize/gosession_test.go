@@ -170,3 +170,42 @@ func TestGoSessionHalfWrittenMetadataWaits(t *testing.T) {
 	require.Len(t, sums, 1)
 	assert.Equal(t, "0.25", sums[0].Metadata["cost_usd"])
 }
+
+// TestGoSessionRunWithoutNewMessages: a resumed run whose prompt's write
+// was dropped (the store's 5 s lock wait) ends by rewriting metadata.json
+// alone; the finished messages.jsonl does not change, yet the run's
+// summary ships at the next pass, with its cost growth, as does a
+// checkpoint written after the file was finished.
+func TestGoSessionRunWithoutNewMessages(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	f := e.finalizer(t, nil, nil)
+	g := e.goSession(t, "s-quiet")
+	start := e.now.Add(-time.Hour)
+	g.appendMessages(t, 1, start)
+	g.metadata(t, start, start.Add(time.Minute), 1, 0.25, "end_turn")
+	o, err := f.File(ctx, g.messages)
+	require.NoError(t, err)
+	require.True(t, o.Finished)
+
+	g.metadata(t, start, start.Add(20*time.Minute), 2, 0.4, "error_max_budget_usd")
+	cp := filepath.Join(g.dir, "checkpoints", "late", "manifest.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(cp), 0o755))
+	require.NoError(t, os.WriteFile(cp, []byte(`{"checkpoint_id":"late","files":[]}`), 0o644))
+	o, err = f.File(ctx, g.messages)
+	require.NoError(t, err)
+	assert.Equal(t, "already finished", o.Why)
+
+	q := &lokiquery.Client{URL: e.loki.URL}
+	sums, err := q.WaitFor(ctx, `{service_name="agent-sessions", event_type="metadata"}`, e.now.Add(-3*time.Hour), e.now.Add(time.Minute), 2, 20*time.Second)
+	require.NoError(t, err)
+	require.Len(t, sums, 2)
+	costs := map[string]string{}
+	for _, s := range sums {
+		costs[s.Metadata["end_reason"]] = s.Metadata["cost_usd"]
+	}
+	assert.Equal(t, map[string]string{"end_turn": "0.25", "error_max_budget_usd": "0.15"}, costs)
+	cps, err := q.WaitFor(ctx, `{service_name="agent-sessions", event_type="checkpoint"}`, e.now.Add(-3*time.Hour), e.now.Add(time.Minute), 1, 20*time.Second)
+	require.NoError(t, err)
+	assert.Len(t, cps, 1)
+}

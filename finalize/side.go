@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/pipeline"
 )
@@ -13,8 +14,11 @@ import (
 // summary once over) that the ledger's marks do not show shipped, then
 // stores the new marks. Marks are stored only after Loki has the
 // records: a pass cut short ships them again, identical, which Loki
-// stores once. errSideChanged: a side file changed while it was read.
-func (f *Finalizer) side(ctx context.Context, path string, over bool) error {
+// stores once. It runs on every pass, the file finished or not: a run
+// that ends without a new message (its prompt's write dropped) changes
+// only metadata.json, and a manifest half written at one pass is whole at
+// a later one.
+func (f *Finalizer) side(ctx context.Context, path string) error {
 	fm := f.ship.Format(path)
 	sr, ok := fm.(format.SideRecords)
 	if !ok {
@@ -27,10 +31,11 @@ func (f *Finalizer) side(ctx context.Context, path string, over bool) error {
 	if err != nil {
 		return fmt.Errorf("finalize: ledger marks of %s: %w", path, err)
 	}
-	recs, next, err := sr.SideRecords(path, over, marks)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errSideChanged, err)
+	over := func() bool {
+		rep, err := audit.FileAs(path, f.cfg.Audit, fm)
+		return err == nil && rep.SessionEnded
 	}
+	recs, next := sr.SideRecords(path, over, marks)
 	if len(recs) > 0 {
 		entries := make([]pipeline.Synthetic, len(recs))
 		for i, r := range recs {

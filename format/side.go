@@ -24,16 +24,17 @@ type EndReasoner interface {
 // beside its journals that ship as entries of their own (Go pkg/session:
 // checkpoint manifests, and metadata.json's summary once a run ends). The
 // finalizer asks on each pass over a session's main journal (a journal
-// that is its own Path.Group) and ships the records; marks are what the
-// ledger keeps for the session between passes, and next, stored once the
-// records are in Loki, are the marks to set.
+// that is its own Path.Group), finished or not, and ships the records;
+// marks are what the ledger keeps for the session between passes, and
+// next, stored once the records are in Loki, are the marks to set.
 type SideRecords interface {
 	// SideRecords returns the records of the session of the main journal
-	// at path that marks do not show shipped. over: the journal's lines and
-	// side files say the session is over now, so a summary is due. A
-	// non-nil error means a side file changed while it was read: nothing
-	// is shipped, the next pass tries again.
-	SideRecords(path string, over bool, marks Marks) (recs []SideRecord, next Marks, err error)
+	// at path that marks do not show shipped. over tells whether the
+	// journal's lines and side files say the session is over now (it reads
+	// the whole file: called only when a summary may be due). A side file
+	// that cannot be read now (half rewritten) yields no record: the next
+	// pass tries again.
+	SideRecords(path string, over func() bool, marks Marks) (recs []SideRecord, next Marks)
 }
 
 // Marks are short facts a format keeps for one session between the

@@ -2,7 +2,6 @@ package gosession
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,10 +22,6 @@ const (
 	markCheckpoint = "checkpoint:"
 )
 
-// errMetadataUnread: the session was judged over but metadata.json could
-// not be read again for its summary (rewritten in place meanwhile).
-var errMetadataUnread = errors.New("go-session: metadata.json unreadable while its summary was due")
-
 // EndWritten implements format.EndsBeside: metadata.json has an
 // exit_reason (the messages may still show a later run).
 func (f *Format) EndWritten(path string) bool {
@@ -43,28 +38,31 @@ func (f *Format) EndWritten(path string) bool {
 // shipped already (docs/formats/go-session.md, Checkpoints and Tokens and
 // cost). A fork's metadata read before its first run ended sets its cost
 // baseline (the source's cost, already counted under the source).
-func (f *Format) SideRecords(path string, over bool, marks format.Marks) ([]format.SideRecord, format.Marks, error) {
+//
+// The summary is due when metadata.json has an exit_reason, the marks show
+// no summary of the run it describes, and over() (the finalizer's reading
+// of the whole session) says the run ended after its last message; a
+// metadata.json that cannot be read now (rewritten in place) yields none
+// until a later pass reads it whole.
+func (f *Format) SideRecords(path string, over func() bool, marks format.Marks) ([]format.SideRecord, format.Marks) {
 	if JournalOf(path) != Messages {
-		return nil, nil, nil
+		return nil, nil
 	}
 	dir := SessionDir(path)
 	recs, next := f.checkpoints(dir, marks)
 	m, ok := ReadMetadata(dir, f.cfg.MaxMetadataBytes)
 	switch {
-	case over && !ok:
-		return nil, nil, errMetadataUnread
-	case over:
-		if rec, done := summary(filepath.Base(dir), m, marks); !done {
-			recs = append(recs, rec)
-			next[markSummary+summaryKey(m)] = "1"
-			if m.HasTotalCost {
-				next[markCost] = strconv.FormatFloat(m.TotalCostUSD, 'g', -1, 64)
-			}
+	case !ok:
+	case m.ExitReason != "" && marks[markSummary+summaryKey(m)] == "" && over():
+		recs = append(recs, summary(filepath.Base(dir), m, marks))
+		next[markSummary+summaryKey(m)] = "1"
+		if m.HasTotalCost {
+			next[markCost] = strconv.FormatFloat(m.TotalCostUSD, 'g', -1, 64)
 		}
-	case ok && forkBaseline(m, marks):
+	case forkBaseline(m, marks):
 		next[markCost] = strconv.FormatFloat(m.TotalCostUSD, 'g', -1, 64)
 	}
-	return recs, next, nil
+	return recs, next
 }
 
 // forkBaseline tells whether m is a fork's metadata as Fork writes it,
@@ -126,12 +124,8 @@ type summaryEntry struct {
 	UpdatedAt    string   `json:"updated_at,omitempty"`
 }
 
-// summary builds the summary entry of the run m describes; done: the
-// marks show it shipped.
-func summary(sessionID string, m Metadata, marks format.Marks) (format.SideRecord, bool) {
-	if marks[markSummary+summaryKey(m)] != "" {
-		return format.SideRecord{}, true
-	}
+// summary builds the summary entry of the run m describes.
+func summary(sessionID string, m Metadata, marks format.Marks) format.SideRecord {
 	e := summaryEntry{SessionID: sessionID, ExitReason: m.ExitReason, Model: m.Model, AgentName: m.AgentName, Cwd: m.Cwd,
 		Parent: m.ParentSessionID, CreatedAt: stamp(m.CreatedAt, m.HasCreatedAt), UpdatedAt: stamp(m.UpdatedAt, m.HasUpdatedAt)}
 	rec := format.SideRecord{EventType: TypeMetadata, Role: format.RoleSessionEnd, Time: summaryTime(m),
@@ -153,7 +147,7 @@ func summary(sessionID string, m Metadata, marks format.Marks) (format.SideRecor
 		}
 	}
 	rec.Line, _ = json.Marshal(e)
-	return rec, false
+	return rec
 }
 
 // growth is the cost the run adds: the cumulative total_cost_usd less what

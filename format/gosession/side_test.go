@@ -52,6 +52,30 @@ func merge(marks, next format.Marks) format.Marks {
 	return out
 }
 
+// always and never stand for the finalizer's reading of the whole
+// session (format.SideRecords' over).
+func always() bool { return true }
+func never() bool  { return false }
+
+// TestSummaryWaitsForOver: a summary is due only when over() says the run
+// ended, and over() is asked only when one may be due.
+func TestSummaryWaitsForOver(t *testing.T) {
+	f := New()
+	_, messages := sideDir(t, `{"session_id":"s-1","updated_at":"2026-02-09T10:05:00Z","total_cost_usd":0.5,"exit_reason":"end_turn"}`)
+	recs, next := f.SideRecords(messages, never, format.Marks{})
+	assert.Empty(t, recs, "exit_reason written, but the lines say the run goes on (resumed)")
+	assert.Empty(t, next)
+	asked := 0
+	count := func() bool { asked++; return true }
+	_, next = f.SideRecords(messages, count, format.Marks{})
+	assert.Equal(t, 1, asked)
+	_, _ = f.SideRecords(messages, count, next)
+	assert.Equal(t, 1, asked, "the run's summary is marked: the whole file is not read again")
+	_, running := sideDir(t, `{"session_id":"s-1","exit_reason":""}`)
+	_, _ = f.SideRecords(running, count, format.Marks{})
+	assert.Equal(t, 1, asked, "no exit_reason: no summary can be due")
+}
+
 func TestCheckpointsShipOnce(t *testing.T) {
 	f := New()
 	dir, messages := sideDir(t, `{"session_id":"s-1","model":"m"}`)
@@ -59,8 +83,7 @@ func TestCheckpointsShipOnce(t *testing.T) {
 	writeManifest(t, dir, "u-7", `{"user_message_uuid":"u-7","created_at":"2026-02-09T10:01:00Z","files":[{"path":"a","exists":true,"hash":"x","size":1},{"path":"b","exists":false}]}`)
 	writeManifest(t, dir, "cp-002", `{"checkpoint_id":"cp-002","files":[`) // half-written
 
-	recs, next, err := f.SideRecords(messages, false, format.Marks{})
-	require.NoError(t, err)
+	recs, next := f.SideRecords(messages, never, format.Marks{})
 	require.Len(t, recs, 2, "the half-written manifest waits")
 	assert.Equal(t, TypeCheckpoint, recs[0].EventType)
 	assert.Equal(t, format.RoleCheckpoint, recs[0].Role)
@@ -74,22 +97,19 @@ func TestCheckpointsShipOnce(t *testing.T) {
 	assert.Equal(t, format.Marks{"checkpoint:cp-001": "1", "checkpoint:u-7": "1"}, next)
 
 	marks := merge(format.Marks{}, next)
-	recs, next, err = f.SideRecords(messages, false, marks)
-	require.NoError(t, err)
+	recs, next = f.SideRecords(messages, never, marks)
 	assert.Empty(t, recs, "shipped once")
 	assert.Empty(t, next)
 
 	writeManifest(t, dir, "cp-002", `{"checkpoint_id":"cp-002","files":[]}`) // complete now, no created_at
-	recs, next, err = f.SideRecords(messages, false, marks)
-	require.NoError(t, err)
+	recs, next = f.SideRecords(messages, never, marks)
 	require.Len(t, recs, 1)
 	fi, err := os.Stat(filepath.Join(dir, "checkpoints/cp-002/manifest.json"))
 	require.NoError(t, err)
 	assert.Equal(t, fi.ModTime(), recs[0].Time, "without created_at: the manifest's modification time")
 	assert.Equal(t, format.Marks{"checkpoint:cp-002": "1"}, next)
 
-	recs, _, err = f.SideRecords(filepath.Join(dir, TranscriptFile), true, format.Marks{})
-	require.NoError(t, err)
+	recs, _ = f.SideRecords(filepath.Join(dir, TranscriptFile), always, format.Marks{})
 	assert.Empty(t, recs, "only the main journal carries its session's records")
 }
 
@@ -98,13 +118,11 @@ func TestSummaryShipsTheCostGrowth(t *testing.T) {
 	dir, messages := sideDir(t, `{"session_id":"s-1","model":"claude-sonnet-4-5","agent_name":"fixer","cwd":"/w",
 		"created_at":"2026-02-09T10:00:00Z","updated_at":"2026-02-09T10:05:00Z","turn_count":3,"total_cost_usd":0.5,"exit_reason":"end_turn"}`)
 
-	recs, next, err := f.SideRecords(messages, false, format.Marks{})
-	require.NoError(t, err)
+	recs, next := f.SideRecords(messages, never, format.Marks{})
 	assert.Empty(t, recs, "no summary before the session is over")
 	assert.Empty(t, next)
 
-	recs, next, err = f.SideRecords(messages, true, format.Marks{})
-	require.NoError(t, err)
+	recs, next = f.SideRecords(messages, always, format.Marks{})
 	require.Len(t, recs, 1)
 	r := recs[0]
 	assert.Equal(t, TypeMetadata, r.EventType)
@@ -122,16 +140,14 @@ func TestSummaryShipsTheCostGrowth(t *testing.T) {
 	assert.Equal(t, format.Marks{"cost": "0.5", "summary:2026-02-09T10:05:00Z": "1"}, next)
 	marks := merge(format.Marks{}, next)
 
-	recs, next, err = f.SideRecords(messages, true, marks)
-	require.NoError(t, err)
+	recs, next = f.SideRecords(messages, always, marks)
 	assert.Empty(t, recs, "the same run's summary ships once")
 	assert.Empty(t, next)
 
 	// Resumed: a second run ends; total_cost_usd is cumulative.
 	writeMeta(t, dir, `{"session_id":"s-1","model":"claude-sonnet-4-5","created_at":"2026-02-09T10:00:00Z",
 		"updated_at":"2026-02-10T08:00:00Z","turn_count":5,"total_cost_usd":0.8,"exit_reason":"max_turns"}`)
-	recs, next, err = f.SideRecords(messages, true, marks)
-	require.NoError(t, err)
+	recs, next = f.SideRecords(messages, always, marks)
 	require.Len(t, recs, 1)
 	assert.InDelta(t, 0.3, recs[0].CostUSD, 1e-12, "only the second run's cost counts")
 	assert.InDelta(t, 0.8, recs[0].ReportedCostUSD, 1e-12)
@@ -142,8 +158,7 @@ func TestSummaryShipsTheCostGrowth(t *testing.T) {
 	// The directory replaced by a new session of the same id: its total
 	// starts over, and counts whole.
 	writeMeta(t, dir, `{"session_id":"s-1","updated_at":"2026-02-11T08:00:00Z","total_cost_usd":0.1,"exit_reason":"end_turn"}`)
-	recs, _, err = f.SideRecords(messages, true, marks)
-	require.NoError(t, err)
+	recs, _ = f.SideRecords(messages, always, marks)
 	require.Len(t, recs, 1)
 	assert.InDelta(t, 0.1, recs[0].CostUSD, 1e-12)
 	assert.Equal(t, "unknown", orUnknown(recs[0].Model))
@@ -165,21 +180,18 @@ func TestForkCostBaseline(t *testing.T) {
 
 	t.Run("seen before its first run ended", func(t *testing.T) {
 		dir, messages := sideDir(t, fork)
-		recs, next, err := f.SideRecords(messages, false, format.Marks{})
-		require.NoError(t, err)
+		recs, next := f.SideRecords(messages, never, format.Marks{})
 		assert.Empty(t, recs)
 		assert.Equal(t, format.Marks{"cost": "0.4"}, next, "the source's cost is the fork's baseline")
 		writeMeta(t, dir, ended)
-		recs, _, err = f.SideRecords(messages, true, next)
-		require.NoError(t, err)
+		recs, _ = f.SideRecords(messages, always, next)
 		require.Len(t, recs, 1)
 		assert.InDelta(t, 0.3, recs[0].CostUSD, 1e-12)
 		assert.Empty(t, recs[0].Annotations)
 	})
 	t.Run("first seen ended", func(t *testing.T) {
 		_, messages := sideDir(t, ended)
-		recs, _, err := f.SideRecords(messages, true, format.Marks{})
-		require.NoError(t, err)
+		recs, _ := f.SideRecords(messages, always, format.Marks{})
 		require.Len(t, recs, 1)
 		assert.InDelta(t, 0.7, recs[0].CostUSD, 1e-12)
 		assert.Equal(t, []string{NoteCostIncludesParent}, recs[0].Annotations)
@@ -190,8 +202,7 @@ func TestForkCostBaseline(t *testing.T) {
 func TestSummaryEdges(t *testing.T) {
 	f := New()
 	_, messages := sideDir(t, `{"session_id":"other","exit_reason":"interrupted","updated_at":"2026-02-09T10:05:00Z"}`)
-	recs, next, err := f.SideRecords(messages, true, format.Marks{})
-	require.NoError(t, err)
+	recs, next := f.SideRecords(messages, always, format.Marks{})
 	require.Len(t, recs, 1)
 	assert.Equal(t, []string{NoteMetadataIDMismatch}, recs[0].Annotations)
 	assert.Contains(t, string(recs[0].Line), `"session_id":"s-1","metadata_session_id":"other"`)
@@ -200,8 +211,9 @@ func TestSummaryEdges(t *testing.T) {
 	assert.NotContains(t, next, "cost")
 
 	dir, messages := sideDir(t, `{"session_id":"s-1","exit_reason":"end_turn"`) // half-written
-	_, _, err = f.SideRecords(messages, true, format.Marks{})
-	assert.ErrorIs(t, err, errMetadataUnread, "a summary due from unreadable metadata waits for the next pass")
+	recs, next = f.SideRecords(messages, always, format.Marks{})
+	assert.Empty(t, recs, "metadata caught half rewritten: no summary this pass")
+	assert.Empty(t, next, "nothing marked: the next pass tries again")
 	assert.False(t, f.EndWritten(messages))
 	writeMeta(t, dir, `{"session_id":"s-1","exit_reason":"end_turn"}`)
 	assert.True(t, f.EndWritten(messages))
