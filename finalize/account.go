@@ -34,10 +34,11 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 		}
 		o.TailBytes = len(s.tail)
 	}
-	if err := f.summarize(ctx, path, s, o); err != nil {
+	ended, err := f.summarize(ctx, path, s, o)
+	if err != nil {
 		return err
 	}
-	if err := f.side(ctx, path); err != nil {
+	if err := f.side(ctx, path, func() bool { return ended }); err != nil {
 		return err
 	}
 	if err := f.fillBlankGaps(ctx, path, s); err != nil {
@@ -59,11 +60,12 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 
 // summarize ships the file's audit report as one file_summary entry,
 // stamped with the file's modification time (a second run ships the same
-// entry, which Loki stores once).
-func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *Outcome) error {
+// entry, which Loki stores once), and tells whether the report says the
+// session is over.
+func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *Outcome) (ended bool, err error) {
 	rep, err := audit.FileAs(path, f.cfg.Audit, f.ship.Format(path))
 	if err != nil {
-		return fmt.Errorf("finalize: audit %s: %w", path, err)
+		return false, fmt.Errorf("finalize: audit %s: %w", path, err)
 	}
 	o.Level, o.severity, o.sizeAlert = rep.Level(), rep.Severity, rep.SizeAlert
 	line, err := json.Marshal(struct {
@@ -72,7 +74,7 @@ func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *O
 		audit.Report
 	}{"file_summary", o.Level.String(), rep})
 	if err != nil {
-		return err
+		return false, err
 	}
 	annots := []string{"file_summary"}
 	if rep.Severity != "" {
@@ -91,7 +93,7 @@ func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *O
 		annots = append(annots, "job_dir_size_alert")
 		o.jobDirAlert = true
 	}
-	return f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "file_summary", Time: s.mtime.Add(time.Millisecond),
+	return rep.SessionEnded, f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "file_summary", Time: s.mtime.Add(time.Millisecond),
 		Line: line, Annotations: annots, Metadata: []loki.Label{{Name: "level", Value: o.Level.String()}}}})
 }
 

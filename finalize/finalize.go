@@ -163,7 +163,6 @@ func (f *Finalizer) Run(ctx context.Context, paths ...string) ([]Outcome, error)
 // is still appending. Nothing was marked; the next run tries again.
 var ErrChanged = errors.New("finalize: file changed while being finalized")
 
-
 // File finalizes one file if it is finished.
 func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 	o := Outcome{Path: path}
@@ -187,7 +186,7 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 	}
 	if st.Finished && st.Size == before.size {
 		o.Finished, o.Why = true, "already finished"
-		return o, f.side(ctx, path) // a run may end with no new line
+		return o, f.side(ctx, path, nil) // a run may end with no new line
 	}
 	why, err := f.finished(ctx, path, before)
 	if err != nil || why == "" {
@@ -195,7 +194,7 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 		if err == nil {
 			// Records written beside a live session (a checkpoint) ship
 			// while it runs.
-			err = f.side(ctx, path)
+			err = f.side(ctx, path, nil)
 		}
 		return o, err
 	}

@@ -98,6 +98,12 @@ func (f *Finalizer) ends(path string, s snapshot) bool {
 	} else if fm.Scope() == format.ScopeFirstLine {
 		return true
 	}
+	return f.sessionEnded(path, fm)
+}
+
+// sessionEnded tells whether the file's format, judging every line with
+// its side files loaded (the audit), says its session or run is over.
+func (f *Finalizer) sessionEnded(path string, fm format.Format) bool {
 	rep, err := audit.FileAs(path, f.cfg.Audit, fm)
 	return err == nil && rep.SessionEnded
 }
@@ -136,6 +142,5 @@ func (f *Finalizer) overQuietly(path string) bool {
 	if _, ok := fm.(format.QuietEnd); !ok {
 		return false
 	}
-	rep, err := audit.FileAs(path, f.cfg.Audit, fm)
-	return err == nil && rep.SessionEnded
+	return f.sessionEnded(path, fm)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/pipeline"
 )
@@ -17,8 +16,10 @@ import (
 // stores once. It runs on every pass, the file finished or not: a run
 // that ends without a new message (its prompt's write dropped) changes
 // only metadata.json, and a manifest half written at one pass is whole at
-// a later one.
-func (f *Finalizer) side(ctx context.Context, path string) error {
+// a later one. over, when not nil, is what the caller already knows of
+// whether the session is over (the audit it just ran); nil reads the
+// file, only if a summary may be due.
+func (f *Finalizer) side(ctx context.Context, path string, over func() bool) error {
 	fm := f.ship.Format(path)
 	sr, ok := fm.(format.SideRecords)
 	if !ok {
@@ -31,9 +32,8 @@ func (f *Finalizer) side(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("finalize: ledger marks of %s: %w", path, err)
 	}
-	over := func() bool {
-		rep, err := audit.FileAs(path, f.cfg.Audit, fm)
-		return err == nil && rep.SessionEnded
+	if over == nil {
+		over = func() bool { return f.sessionEnded(path, fm) }
 	}
 	recs, next := sr.SideRecords(path, over, marks)
 	if len(recs) > 0 {

@@ -51,11 +51,12 @@ func (f *Format) SideRecords(path string, over func() bool, marks format.Marks) 
 	dir := SessionDir(path)
 	recs, next := f.checkpoints(dir, marks)
 	m, ok := ReadMetadata(dir, f.cfg.MaxMetadataBytes)
+	key := markSummary + summaryKey(m)
 	switch {
 	case !ok:
-	case m.ExitReason != "" && marks[markSummary+summaryKey(m)] == "" && over():
+	case m.ExitReason != "" && marks[key] == "" && over():
 		recs = append(recs, summary(filepath.Base(dir), m, marks))
-		next[markSummary+summaryKey(m)] = "1"
+		next[key] = "1"
 		if m.HasTotalCost {
 			next[markCost] = strconv.FormatFloat(m.TotalCostUSD, 'g', -1, 64)
 		}
