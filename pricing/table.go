@@ -170,6 +170,21 @@ func (t *Table) ModelsFor(tenant string) []string {
 	return entryNames(ms)
 }
 
+// Names reports whether the table names model for tenant: an entry's name
+// (one of ModelsFor(tenant)) or an exact id an entry matches, not an id
+// only a glob covers. The ids it names are a finite set, unlike those it
+// prices. It does not allocate.
+func (t *Table) Names(tenant, model string) bool {
+	if t == nil {
+		return false
+	}
+	if t.base.named(model) {
+		return true
+	}
+	m, ok := t.tenants[tenant]
+	return ok && m.named(model)
+}
+
 func entryNames(ms []matcher) []string {
 	var out []string
 	for _, m := range ms {
@@ -197,11 +212,19 @@ func mapValues(m map[string]matcher) []matcher {
 type matcher struct {
 	exact map[string]Price
 	globs []glob
+	names map[string]struct{} // the entry names
 }
 
 type glob struct {
 	pattern string
 	price   Price
+}
+
+// named reports whether model is an entry name or an exact id.
+func (m matcher) named(model string) bool {
+	_, entry := m.names[model]
+	_, exact := m.exact[model]
+	return entry || exact
 }
 
 func (m matcher) lookup(model string) (Price, bool) {
@@ -265,7 +288,7 @@ func Parse(data []byte) (*Table, error) {
 }
 
 func build(entries map[string]entry) (matcher, error) {
-	m := matcher{exact: map[string]Price{}}
+	m := matcher{exact: map[string]Price{}, names: map[string]struct{}{}}
 	claimed := map[string]string{}
 	for _, name := range sortedKeys(entries) {
 		e := entries[name]
@@ -273,6 +296,7 @@ func build(entries map[string]entry) (matcher, error) {
 		if err != nil {
 			return m, err
 		}
+		m.names[name] = struct{}{}
 		for _, pat := range e.patterns(name) {
 			if other, dup := claimed[pat]; dup {
 				return m, fmt.Errorf("model %q: %q is claimed by %q too", name, pat, other)

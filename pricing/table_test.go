@@ -96,3 +96,32 @@ func TestModelsForATenant(t *testing.T) {
 	assert.Equal(t, []string{"claude-sonnet-4-5", "claude-sonnet-4-5-acme", "claude-sonnet-4-5-long", "gpt-4.1-2025-04-14"}, tab.ModelsFor("acme"))
 	assert.Equal(t, []string{"claude-sonnet-4-5", "claude-sonnet-4-5-long", "gpt-4.1-2025-04-14"}, tab.ModelsFor("other"))
 }
+
+func TestNamesIsFiniteEntriesAndExactIds(t *testing.T) {
+	tab, err := Parse([]byte(`
+models:
+  claude-sonnet-4-5:
+    match: ["claude-sonnet-4-5-20250929", "claude-sonnet-4-5-*"]
+    input_usd_per_million: 3
+    output_usd_per_million: 15
+  gpt-4.1: {input_usd_per_million: 2, output_usd_per_million: 8}
+tenants:
+  acme:
+    models:
+      gpt-4.1-acme: {match: ["gpt-4.1-mini"], input_usd_per_million: 1, output_usd_per_million: 4}
+`))
+	require.NoError(t, err)
+	for _, m := range []string{"claude-sonnet-4-5", "claude-sonnet-4-5-20250929", "gpt-4.1"} {
+		assert.True(t, tab.Names("", m), m)
+		assert.True(t, tab.Names("acme", m), m)
+	}
+	_, priced := tab.Lookup("", "claude-sonnet-4-5-x")
+	assert.True(t, priced)
+	assert.False(t, tab.Names("", "claude-sonnet-4-5-x"), "priced by a glob only: not named")
+	assert.True(t, tab.Names("acme", "gpt-4.1-acme"))
+	assert.True(t, tab.Names("acme", "gpt-4.1-mini"))
+	assert.False(t, tab.Names("other", "gpt-4.1-acme"), "another tenant's entry")
+	assert.False(t, tab.Names("", "unknown-model"))
+	assert.False(t, (*Table)(nil).Names("", "gpt-4.1"))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { tab.Names("acme", "gpt-4.1-mini") }))
+}
