@@ -23,6 +23,12 @@ type Result struct {
 	Entries  int         // entries Loki stored
 	Bytes    int         // compressed bytes sent
 	Rejected []Rejection // entries Loki refused permanently, sorted by Ref
+	// Unsettled lists, with a *RetryableError, the Refs of the entries
+	// not known to be stored: those of the request that failed and of
+	// every request after it. The other entries were answered 2xx (or are
+	// in Rejected): the caller records them before it retries, so a retry
+	// sends only what Loki does not have.
+	Unsettled []int
 }
 
 // Client pushes batches to one Loki. It is safe for concurrent use (each
@@ -77,15 +83,19 @@ const maxConfirmations = 3
 //
 // With a nil error every entry of the batch is stored except those in
 // Result.Rejected. A *RetryableError stops the push at the failing request:
-// send the whole batch again later. A *PermanentError means some request was
+// Result.Unsettled lists the entries to send again later, the others were
+// answered (stored, or in Result.Rejected). A *PermanentError means some request was
 // refused as a whole: its entries are in Result.Rejected, the other requests
 // were still sent and stored.
 //
-// A 400 that comes from an ingester reports the refused entries of one
-// stream only, and hides the distributor's refusals and other ingesters'
-// ones: the entries it did not name are then sent again (at most
-// maxConfirmations times), which Loki stores once, until an answer reports
-// the rest.
+// A 400 from an ingester names at most ten refused entries of one stream
+// and counts them all. When the count and the names agree, or the names
+// and Loki's too-far-behind rule account for the count, the other entries
+// are stored. Otherwise (a sharded stream, whose other shards' refusals
+// the answer hides; a count the rule cannot explain) the entries it did
+// not name are uncertain and are sent again, at most maxConfirmations
+// times: nothing is taken as stored that may not be, at the price of a
+// possible duplicate, counted in journalship_loki_uncertain_entries_total.
 func (c *Client) Push(ctx context.Context, b *Batch) (Result, error) {
 	res, err := c.push(ctx, b, 0)
 	sort.SliceStable(res.Rejected, func(i, j int) bool { return res.Rejected[i].Ref < res.Rejected[j].Ref })
@@ -103,15 +113,16 @@ func (c *Client) pushLimit(ctx context.Context, b *Batch, limit, depth int) (Res
 		return res, nil
 	}
 	var permanent error
-	for _, r := range b.plan(limit, c.cfg.MultiStreamRequests) {
+	reqs := b.plan(limit, c.cfg.MultiStreamRequests)
+	for k, r := range reqs {
 		raw, body, err := b.encode(r)
 		if err != nil {
-			return res, err
+			return res.unsettle(b, reqs[k:]), err
 		}
 		status, answer, complete, err := c.post(ctx, body)
 		if err != nil {
 			c.m.requests.WithLabelValues(causeOf(err)).Inc()
-			return res, err
+			return res.unsettle(b, reqs[k:]), err
 		}
 		res.Requests++
 		res.Bytes += len(body)
@@ -125,7 +136,7 @@ func (c *Client) pushLimit(ctx context.Context, b *Batch, limit, depth int) (Res
 			sub, err := c.pushLimit(ctx, b.subBatch(r), max(r.size/2, 1), depth)
 			res.add(sub)
 			if err != nil && !isPermanent(err) {
-				return res, err
+				return res.unsettle(b, reqs[k+1:]), err
 			}
 			if err != nil && permanent == nil {
 				permanent = err
@@ -134,7 +145,7 @@ func (c *Client) pushLimit(ctx context.Context, b *Batch, limit, depth int) (Res
 		}
 		m, err := c.judge(b, r, status, answer, complete)
 		if err != nil && !isPermanent(err) {
-			return res, err
+			return res.unsettle(b, reqs[k:]), err
 		}
 		if err != nil && permanent == nil {
 			permanent = err
@@ -146,10 +157,11 @@ func (c *Client) pushLimit(ctx context.Context, b *Batch, limit, depth int) (Res
 			c.m.entries.Add(float64(r.entries - len(m.rejected)))
 			continue
 		}
+		c.m.uncertain.Add(float64(m.confirm.Len()))
 		sub, err := c.pushLimit(ctx, m.confirm, limit, depth+1)
 		res.add(sub)
 		if err != nil && !isPermanent(err) {
-			return res, err
+			return res.unsettle(b, reqs[k+1:]), err
 		}
 		if err != nil && permanent == nil {
 			permanent = err
@@ -164,7 +176,7 @@ func (c *Client) judge(b *Batch, r request, status int, answer string, complete 
 	var m mapping
 	err := classifyStatus(status, answer)
 	if err == nil && status == http.StatusBadRequest {
-		m, err = mapRejections(b, r, status, answer, complete)
+		m, err = mapRejections(b, r, status, answer, complete, c.cfg.maxBehind())
 	}
 	var pe *PermanentError
 	if errors.As(err, &pe) {
@@ -189,4 +201,15 @@ func (r *Result) add(sub Result) {
 	r.Bytes += sub.Bytes
 	r.Entries += sub.Entries
 	r.Rejected = append(r.Rejected, sub.Rejected...)
+	r.Unsettled = append(r.Unsettled, sub.Unsettled...)
+}
+
+// unsettle adds the Refs of the entries of reqs (requests of b's last
+// plan not answered) to Unsettled, and returns r. It allocates only on
+// the failure path.
+func (r Result) unsettle(b *Batch, reqs []request) Result {
+	for _, q := range reqs {
+		b.requestEntries(q, func(s *stream, i int) { r.Unsettled = append(r.Unsettled, s.refs[i]) })
+	}
+	return r
 }

@@ -68,8 +68,25 @@ type Config struct {
 	// stream of the request (too far behind, out of order) would be dropped
 	// behind a 204. One stream per request makes every refusal visible.
 	MultiStreamRequests bool
+	// MaxBehind is how far behind its stream's newest entry Loki's
+	// ingester accepts an entry (half its max_chunk_age: one hour by
+	// default). It explains a 400 that counts more too-far-behind
+	// refusals than it names. Zero means DefaultMaxBehind.
+	MaxBehind time.Duration
 	// UserAgent defaults to "journalship/<Version>".
 	UserAgent string
+}
+
+// DefaultMaxBehind is a stock Loki's too-far-behind window: half of the
+// ingester's default max_chunk_age of two hours.
+const DefaultMaxBehind = time.Hour
+
+// maxBehind returns MaxBehind or its default.
+func (c Config) maxBehind() time.Duration {
+	if c.MaxBehind > 0 {
+		return c.MaxBehind
+	}
+	return DefaultMaxBehind
 }
 
 // DefaultConfig returns the configuration with every default filled in.

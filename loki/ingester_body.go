@@ -72,10 +72,30 @@ func (v *reqView) mapIngester(body string) (bool, error) {
 			return true, nil
 		}
 	}
-	if total > len(listed) {
-		v.rejectWhere(seg, body, nil) // the list was cut at max-ignored-stream-errors
+	if sharded(labels) {
+		// The distributor split the stream into shards, each stored as
+		// a stream of its own: the answer is one shard's, the others'
+		// refusals are hidden.
+		v.uncertain = true
+		return true, nil
+	}
+	if total > len(listed) && !v.inferBehind(seg, listed, total) {
+		// The list was cut at max-ignored-stream-errors and the rest
+		// cannot be told: the entries not named are neither taken as
+		// stored nor as refused.
+		v.uncertain = true
 	}
 	return true, nil
+}
+
+// sharded tells whether Loki printed a stream shard's labels.
+func sharded(ls []Label) bool {
+	for _, l := range ls {
+		if l.Name == lokiStreamShard {
+			return true
+		}
+	}
+	return false
 }
 
 // parseIngesterTotal parses "user '%s', total ignored: %d out of %d for stream: %s".

@@ -27,6 +27,9 @@ type metrics struct {
 	requests *prometheus.CounterVec   // by outcome
 	entries  prometheus.Counter       // entries stored
 	rejected prometheus.Counter       // entries refused for good
+	// uncertain counts entries sent again because Loki's answer could
+	// not tell whether it stored them.
+	uncertain prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -56,6 +59,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "journalship_loki_entries_rejected_total",
 			Help: "Entries Loki refused permanently (reported in Result.Rejected).",
 		}),
+		uncertain: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "journalship_loki_uncertain_entries_total",
+			Help: "Entries sent again because Loki's answer could not tell whether it stored them (a sharded stream's refusals, a refusal count its rule cannot explain): possible duplicates in Loki.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
@@ -76,6 +83,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	if err == nil {
 		m.rejected, err = register(reg, m.rejected)
+	}
+	if err == nil {
+		m.uncertain, err = register(reg, m.uncertain)
 	}
 	return m, err
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -298,8 +299,31 @@ func entriesIn(req push.PushRequest) int {
 	return n
 }
 
-func TestPushConfirmsAfterAnIngester400(t *testing.T) {
-	answers := []string{readAnswer(t, "ingester_too_far_behind.txt"), readAnswer(t, "mixed.txt")}
+// TestPushTrustsAnIngester400ThatCountsWhatItNames: an ingester's answer
+// that names every entry it counts is complete: the others are stored and
+// nothing is sent again (Loki would store them twice).
+func TestPushTrustsAnIngester400ThatCountsWhatItNames(t *testing.T) {
+	f := newFakeLoki(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		if n == 0 {
+			http.Error(w, readAnswer(t, "ingester_too_far_behind.txt"), http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	c, _ := newTestClient(t, f.srv.URL, nil)
+	res, err := c.Push(context.Background(), fixtureBatch(t))
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1}, sortedRefs(res.Rejected))
+	assert.Equal(t, len(fixtureEntries)-2, res.Entries)
+	assert.Equal(t, 1, res.Requests)
+	assert.Equal(t, 0.0, testutil.ToFloat64(c.m.uncertain))
+}
+
+// TestPushConfirmsAShardsAnswer: a sharded stream's answer hides the other
+// shards' refusals: the entries it does not name are sent again, counted
+// as uncertain, until an answer settles them.
+func TestPushConfirmsAShardsAnswer(t *testing.T) {
+	answers := []string{readAnswer(t, "ingester_truncated.txt"), readAnswer(t, "mixed.txt")}
 	f := newFakeLoki(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n < len(answers) {
 			http.Error(w, answers[n], http.StatusBadRequest)
@@ -310,20 +334,18 @@ func TestPushConfirmsAfterAnIngester400(t *testing.T) {
 	c, _ := newTestClient(t, f.srv.URL, nil)
 	res, err := c.Push(context.Background(), fixtureBatch(t))
 	require.NoError(t, err)
-	// The ingester named 0 and 1; the entries sent again showed the
-	// distributor's refusals 5, 6 and 8 that the first answer hid.
-	assert.Equal(t, []int{0, 1, 5, 6, 8}, sortedRefs(res.Rejected))
-	assert.Equal(t, len(fixtureEntries)-5, res.Entries)
-	assert.Equal(t, 2, res.Requests)
+	// The shard named 7; the entries sent again showed the distributor's
+	// refusals 5, 6 and 8.
+	assert.Equal(t, []int{5, 6, 7, 8}, sortedRefs(res.Rejected))
+	assert.Equal(t, len(fixtureEntries)-4, res.Entries)
 	pushes, _ := f.received()
 	require.Len(t, pushes, 2)
-	assert.Equal(t, len(fixtureEntries)-2, entriesIn(pushes[1]))
-	assert.Equal(t, 5.0, testutil.ToFloat64(c.m.rejected))
-	assert.Equal(t, 5.0, testutil.ToFloat64(c.m.entries))
+	assert.Equal(t, len(fixtureEntries)-1, entriesIn(pushes[1]))
+	assert.Equal(t, float64(len(fixtureEntries)-1), testutil.ToFloat64(c.m.uncertain))
 }
 
-// An ingester that keeps refusing one more entry is asked maxConfirmations
-// times, then its last answer is taken as complete.
+// An ingester that keeps refusing one more entry of a shard is asked
+// maxConfirmations times, then its last answer is taken as complete.
 func TestPushConfirmationsAreBounded(t *testing.T) {
 	f := newFakeLoki(t, nil)
 	f.answer = func(n int, w http.ResponseWriter, _ *http.Request) {
@@ -331,7 +353,7 @@ func TestPushConfirmationsAreBounded(t *testing.T) {
 		s := pushes[n].Streams[0]
 		e := s.Entries[0]
 		body := fmt.Sprintf("entry with timestamp %s ignored, reason: 'entry out of order',\nuser 'fake', total ignored: 1 out of %d for stream: %s",
-			e.Timestamp.String(), len(s.Entries), s.Labels)
+			e.Timestamp.String(), len(s.Entries), strings.Replace(s.Labels, "{", `{__stream_shard__="0", `, 1))
 		http.Error(w, body, http.StatusBadRequest)
 	}
 	c, _ := newTestClient(t, f.srv.URL, nil)

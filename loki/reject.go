@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/grafana/loki/pkg/push"
 )
@@ -24,10 +25,14 @@ type reqView struct {
 	byKey  map[string]int // stream key -> segment
 	reason []string       // per entry in wire order; "" = not rejected
 	body   string         // Loki's whole answer
+	window time.Duration  // the ingester's too-far-behind window
+	// uncertain: the answer may hide refusals of entries it does not
+	// name (another shard of the stream, a count it cannot explain).
+	uncertain bool
 }
 
-func newReqView(b *Batch, r request, body string) *reqView {
-	v := &reqView{b: b, segs: b.enc.segs[r.first:r.end], byKey: make(map[string]int), body: body}
+func newReqView(b *Batch, r request, body string, window time.Duration) *reqView {
+	v := &reqView{b: b, segs: b.enc.segs[r.first:r.end], byKey: make(map[string]int), body: body, window: window}
 	n := 0
 	for i, sg := range v.segs {
 		v.first = append(v.first, n)
@@ -119,9 +124,9 @@ func ingestionBlocked(body string) bool {
 // mapping is what a 400 says about a request.
 type mapping struct {
 	rejected []Rejection
-	// confirm holds the entries not rejected when the answer came from an
-	// ingester, which reports one stream and hides other refusals: they
-	// are to be sent again.
+	// confirm holds the entries not rejected when the answer may hide
+	// refusals of entries it does not name (uncertain): they are to be
+	// sent again.
 	confirm *Batch
 }
 
@@ -133,12 +138,12 @@ type mapping struct {
 // messages are unknown, so every entry not mapped is rejected (a refused
 // entry is never taken as stored). A non-nil error also means the request
 // must be retried as a whole (rate-limited entries listed in a 400).
-func mapRejections(b *Batch, r request, status int, body string, complete bool) (mapping, error) {
+func mapRejections(b *Batch, r request, status int, body string, complete bool, window time.Duration) (mapping, error) {
 	body = strings.TrimSpace(body)
 	if body == "" {
 		body = "loki answered 400 Bad Request without a reason"
 	}
-	v := newReqView(b, r, body)
+	v := newReqView(b, r, body, window)
 	ingester := isIngesterBody(body)
 	var ok bool
 	if ingester {
@@ -162,7 +167,7 @@ func mapRejections(b *Batch, r request, status int, body string, complete bool) 
 		v.rejectRest()
 	}
 	m := mapping{rejected: v.rejections()}
-	if ingester && len(m.rejected) < len(v.reason) {
+	if ingester && v.uncertain && len(m.rejected) < len(v.reason) {
 		m.confirm = v.remaining()
 	}
 	return m, nil

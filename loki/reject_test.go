@@ -24,7 +24,7 @@ func mapFixture(t *testing.T, status int, answer string) ([]Rejection, error) {
 	b := fixtureBatch(t)
 	reqs := b.plan(DefaultMaxRequestBytes, true)
 	require.Len(t, reqs, 1)
-	m, err := mapRejections(b, reqs[0], status, answer, true)
+	m, err := mapRejections(b, reqs[0], status, answer, true, DefaultMaxBehind)
 	return m.rejected, err
 }
 
@@ -57,7 +57,9 @@ func TestMapRejections(t *testing.T) {
 		{file: "stream_level.txt", refused: true},
 		{file: "label_names.txt", refused: true},
 		{file: "ingester_too_far_behind.txt", refs: []int{0, 1}, reason: map[int]string{0: "entry too far behind", 1: "entry too far behind"}},
-		{file: "ingester_truncated.txt", refs: []int{7, 8, 9}, reason: map[int]string{7: "entry out of order"}, whole: []int{8, 9}},
+		// A shard's answer: the entry it names is refused, the others
+		// are neither refused nor taken as stored (sent again).
+		{file: "ingester_truncated.txt", refs: []int{7}, reason: map[int]string{7: "entry out of order"}},
 		{file: "unparseable.txt", refused: true},
 		{file: "unknown_stream.txt", refused: true},
 		{file: "count_mismatch.txt", refused: true},
@@ -116,7 +118,7 @@ func TestMapRejectionsIncompleteAnswer(t *testing.T) {
 	for cut := len(answer); cut > 0; cut -= 7 {
 		b := fixtureBatch(t)
 		reqs := b.plan(DefaultMaxRequestBytes, true)
-		m, err := mapRejections(b, reqs[0], 400, answer[:cut], false)
+		m, err := mapRejections(b, reqs[0], 400, answer[:cut], false, DefaultMaxBehind)
 		require.NoError(t, err)
 		rs := m.rejected
 		assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, refsOf(rs), "cut at %d", cut)
