@@ -50,6 +50,9 @@ type Set struct {
 	// JobDirSizeAlerts counts finished files whose job directory is over
 	// the seed's 50 MB alert.
 	JobDirSizeAlerts prometheus.Counter
+	// Panics counts Go panics recovered at the plugin's entry points
+	// (register, init, flush, exit, ...) instead of ending Fluent Bit.
+	Panics *prometheus.CounterVec
 }
 
 // New creates a Set on a fresh registry, with Go and process collectors.
@@ -77,6 +80,7 @@ func New() *Set {
 	s.TruncatedTails = counter(reg, "truncated_tails_total", "Partial last lines (writes cut by a crash) marked by the finalizer.")
 	s.FileSizeAlerts = counter(reg, "file_size_alerts_total", "Finished journal files over the size alert (10 MB, docs/formats/cortex-plane.md).")
 	s.JobDirSizeAlerts = counter(reg, "job_dir_size_alerts_total", "Finished journal files whose job directory is over the size alert (50 MB, docs/formats/cortex-plane.md).")
+	s.Panics = counterVec(reg, "panics_total", "Go panics recovered where Fluent Bit calls the plugin, by entry point.", "entry")
 	return s
 }
 
