@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,7 @@ type Instance struct {
 	prices     *pricing.Source
 	metrics    *metrics.Set
 	recs       sync.Pool
+	panics     panicCounts // panics per chunk, to dead-letter a poison chunk
 	closed     atomic.Bool
 	hasMetrics bool
 	keys       chunk.Config // the record keys read
@@ -73,8 +75,14 @@ type options struct{ logName string }
 func WithLogName(name string) Option { return func(o *options) { o.logName = name } }
 
 // NewInstance builds an instance from its configuration properties. The
-// error names the setting at fault.
-func NewInstance(get Getter, opts ...Option) (*Instance, error) {
+// error names the setting at fault. A panic while building it is logged,
+// releases what the instance had opened and returns a *PanicError.
+func NewInstance(get Getter, opts ...Option) (inst *Instance, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			inst, err = nil, recoverInit(inst, p)
+		}
+	}()
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -84,13 +92,16 @@ func NewInstance(get Getter, opts ...Option) (*Instance, error) {
 		return nil, err
 	}
 	id := int(instances.Add(1) - 1)
-	inst := &Instance{id: id, log: newLogger(cfg.logLevel, id)}
+	inst = &Instance{id: id, log: newLogger(cfg.logLevel, id)}
 	if o.logName != "" {
 		inst.log.name = o.logName
 	}
 	if err := inst.open(cfg); err != nil {
 		inst.Close()
 		return nil, err
+	}
+	if initHook != nil {
+		initHook(get)
 	}
 	inst.log.Infof("ready: loki=%s ledger=%s dead_letter=%s", cfg.loki.URL, cfg.ledger.Path, cfg.deadLetter.Path)
 	return inst, nil
@@ -116,6 +127,7 @@ func (i *Instance) open(cfg config) error {
 	}
 	i.hasMetrics, i.metrics = true, m
 	m.LinesDeadLettered.WithLabelValues(reasonUndecodableChunk)
+	presetPanicMetrics(m)
 	if i.dl, err = deadletter.Open(cfg.deadLetter); err != nil {
 		return unusablePath("Dead_Letter_Path", cfg.deadLetter.Path, err)
 	}
@@ -145,22 +157,53 @@ func (i *Instance) open(cfg config) error {
 // Flush ships one chunk (Fluent Bit's msgpack buffer, as handed to
 // FLBPluginFlushCtx) and returns OK or Retry. OK means every line is in
 // Loki or in the dead-letter file. data is only used during the call.
-func (i *Instance) Flush(data []byte, tag string) int {
+//
+// A panic while flushing answers Retry, logged with the tag and the file
+// and offset of the records at hand; once the same chunk (same tag, same
+// bytes) has panicked panicsBeforeDeadLetter times, it is written whole
+// to the dead-letter file (stage "panic") and answered OK.
+func (i *Instance) Flush(data []byte, tag string) (rc int) {
 	if i.closed.Load() {
 		return Retry
 	}
+	var spot flushSpot
+	defer func() {
+		if p := recover(); p != nil {
+			rc = i.recoverFlush(p, debug.Stack(), data, tag, &spot)
+		}
+	}()
+	return i.flush(data, tag, &spot)
+}
+
+// flush is Flush without its panic guard; spot follows its progress. The
+// record slice and the decoder go back to their pools only when nothing
+// panicked: the panic's report still reads them, and a decoder left half
+// way must not serve another flush.
+func (i *Instance) flush(data []byte, tag string, spot *flushSpot) int {
 	rp, _ := i.recs.Get().(*[]chunk.Record)
 	if rp == nil {
 		rp = new([]chunk.Record)
 	}
-	defer i.recs.Put(rp)
-	recs := (*rp)[:0]
+	rc := i.decodeAndShip(data, tag, spot, rp)
+	i.recs.Put(rp)
+	return rc
+}
+
+// decodeAndShip decodes the chunk into *rp and ships its records.
+func (i *Instance) decodeAndShip(data []byte, tag string, spot *flushSpot, rp *[]chunk.Record) int {
+	spot.recs, spot.decoding = (*rp)[:0], true
 	dec := i.decoders.Get().(*chunk.Decoder)
 	derr := dec.Decode(data, func(r *chunk.Record) error {
-		recs = append(recs, *r)
+		spot.cur = r
+		if recordHook != nil {
+			recordHook(r)
+		}
+		spot.recs = append(spot.recs, *r)
 		return nil
 	})
+	spot.cur, spot.decoding = nil, false
 	i.decoders.Put(dec)
+	recs := spot.recs
 	*rp = recs
 	i.checkRecordKeys(recs, tag)
 	if derr != nil {
@@ -220,11 +263,19 @@ func (i *Instance) deadLetterRest(data []byte, tag string, derr error) error {
 // that could not be decoded into records (one dead letter per chunk).
 const reasonUndecodableChunk = "undecodable_chunk"
 
-// Close releases the instance's resources.
-func (i *Instance) Close() error {
+// Close releases the instance's resources. A panic while closing is
+// logged and returned as a *PanicError.
+func (i *Instance) Close() (err error) {
 	if i.closed.Swap(true) {
 		return nil
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			logPanic(i.log, EntryExit, p, debug.Stack(), fmt.Sprintf("closing instance %d", i.id))
+			countPanic(nil, EntryExit) // the instance's metrics may be released
+			err = &PanicError{Entry: EntryExit, Value: p}
+		}
+	}()
 	var errs []error
 	if i.prices != nil {
 		i.prices.Close()
