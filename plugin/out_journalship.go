@@ -40,6 +40,14 @@
 //     FLBPluginUnregister(def), then dlclose. A Go c-shared library is
 //     linked -z nodelete, so the runtime stays mapped; a hot reload runs
 //     the whole sequence again in the same process.
+//
+// # Panics
+//
+// A Go panic unwinding into Fluent Bit's C frames would end Fluent Bit and
+// every other output of the node. Each exported function therefore runs
+// its body in output.Guard, which logs and counts a panic and answers
+// what Fluent Bit takes as a failure of that call; the instance's own
+// methods recover first where they know better (see Instance.Flush).
 package main
 
 /*
@@ -77,10 +85,12 @@ var generation struct {
 //
 //export FLBPluginRegister
 func FLBPluginRegister(def unsafe.Pointer) C.int {
-	generation.Lock()
-	generation.live = true
-	generation.Unlock()
-	return C.int(flb.FLBPluginRegister(def, output.PluginName, output.PluginDescription))
+	return C.int(output.Guard(output.EntryRegister, -1, func() int {
+		generation.Lock()
+		generation.live = true
+		generation.Unlock()
+		return flb.FLBPluginRegister(def, output.PluginName, output.PluginDescription)
+	}))
 }
 
 // FLBPluginInit builds one instance from its [OUTPUT] properties. The
@@ -88,17 +98,19 @@ func FLBPluginRegister(def unsafe.Pointer) C.int {
 //
 //export FLBPluginInit
 func FLBPluginInit(plugin unsafe.Pointer) C.int {
-	inst, err := output.NewInstance(func(key string) string {
-		return flb.FLBPluginConfigKey(plugin, key)
-	})
-	if err != nil {
-		log.Printf("[%s] init: %v", output.PluginName, err)
-		return output.Error
-	}
-	h := &handle{}
-	h.inst.Store(inst)
-	flb.FLBPluginSetContext(plugin, h)
-	return output.OK
+	return C.int(output.Guard(output.EntryInit, output.Error, func() int {
+		inst, err := output.NewInstance(func(key string) string {
+			return flb.FLBPluginConfigKey(plugin, key)
+		})
+		if err != nil {
+			log.Printf("[%s] init: %v", output.PluginName, err)
+			return output.Error
+		}
+		h := &handle{}
+		h.inst.Store(inst)
+		flb.FLBPluginSetContext(plugin, h)
+		return output.OK
+	}))
 }
 
 // FLBPluginFlush is the pre-FlushCtx entry point (Fluent Bit < 1.1). It has
@@ -106,27 +118,33 @@ func FLBPluginInit(plugin unsafe.Pointer) C.int {
 //
 //export FLBPluginFlush
 func FLBPluginFlush(data unsafe.Pointer, length C.size_t, tag *C.char) C.int {
-	log.Printf("[%s] this Fluent Bit calls FLBPluginFlush without an instance context; use a Fluent Bit that calls FLBPluginFlushCtx (v1.4 or later)", output.PluginName)
-	return output.Error
+	return C.int(output.Guard(output.EntryLegacyFlush, output.Error, func() int {
+		log.Printf("[%s] this Fluent Bit calls FLBPluginFlush without an instance context; use a Fluent Bit that calls FLBPluginFlushCtx (v1.4 or later)", output.PluginName)
+		return output.Error
+	}))
 }
 
 // FLBPluginFlushCtx hands one chunk to its instance. The buffer is
 // borrowed, not copied: package output only uses it during the call.
+// Instance.Flush handles its own panics (Retry, then the dead-letter file
+// for a chunk that keeps panicking); one here answers Retry.
 //
 //export FLBPluginFlushCtx
 func FLBPluginFlushCtx(ctx, data unsafe.Pointer, length C.size_t, tag *C.char) C.int {
-	inst := instanceOf(ctx)
-	if inst == nil {
-		// FLB_ERROR would make Fluent Bit drop the chunk; a retry keeps it
-		// in storage for an instance that can ship it.
-		log.Printf("[%s] flush: unknown or closed instance context %p; asking for a retry", output.PluginName, ctx)
-		return output.Retry
-	}
-	var buf []byte
-	if data != nil {
-		buf = unsafe.Slice((*byte)(data), int(length))
-	}
-	return C.int(inst.Flush(buf, C.GoString(tag)))
+	return C.int(output.Guard(output.EntryFlush, output.Retry, func() int {
+		inst := instanceOf(ctx)
+		if inst == nil {
+			// FLB_ERROR would make Fluent Bit drop the chunk; a retry keeps
+			// it in storage for an instance that can ship it.
+			log.Printf("[%s] flush: unknown or closed instance context %p; asking for a retry", output.PluginName, ctx)
+			return output.Retry
+		}
+		var buf []byte
+		if data != nil {
+			buf = unsafe.Slice((*byte)(data), int(length))
+		}
+		return inst.Flush(buf, C.GoString(tag))
+	}))
 }
 
 // FLBPluginExitCtx closes one instance and frees the byte that
@@ -134,6 +152,10 @@ func FLBPluginFlushCtx(ctx, data unsafe.Pointer, length C.size_t, tag *C.char) C
 //
 //export FLBPluginExitCtx
 func FLBPluginExitCtx(ctx unsafe.Pointer) C.int {
+	return C.int(output.Guard(output.EntryExit, output.Error, func() int { return exitCtx(ctx) }))
+}
+
+func exitCtx(ctx unsafe.Pointer) int {
 	if ctx == nil { // init failed or never ran
 		return output.OK
 	}
@@ -149,7 +171,7 @@ func FLBPluginExitCtx(ctx unsafe.Pointer) C.int {
 		}
 		C.free(ctx)
 	}
-	return C.int(rc)
+	return rc
 }
 
 // FLBPluginExit is only called by Fluent Bit versions without ExitCtx
@@ -157,7 +179,7 @@ func FLBPluginExitCtx(ctx unsafe.Pointer) C.int {
 //
 //export FLBPluginExit
 func FLBPluginExit() C.int {
-	return C.int(shutdown())
+	return C.int(output.Guard(output.EntryLegacyExit, output.Error, shutdown))
 }
 
 // FLBPluginUnregister frees the registration strings and releases the
@@ -165,8 +187,10 @@ func FLBPluginExit() C.int {
 //
 //export FLBPluginUnregister
 func FLBPluginUnregister(def unsafe.Pointer) {
-	flb.FLBPluginUnregister(def)
-	shutdown()
+	output.Guard(output.EntryUnregister, output.Error, func() int {
+		flb.FLBPluginUnregister(def)
+		return shutdown()
+	})
 }
 
 func instanceOf(ctx unsafe.Pointer) *output.Instance {
