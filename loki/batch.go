@@ -70,6 +70,15 @@ func (b *Batch) Reset() {
 // Len returns the number of entries added since the last Reset.
 func (b *Batch) Len() int { return b.n }
 
+// Refs returns the Refs of every entry, stream by stream.
+func (b *Batch) Refs() []int {
+	out := make([]int, 0, b.n)
+	for i := range b.streams {
+		out = append(out, b.streams[i].refs...)
+	}
+	return out
+}
+
 // Streams returns the number of distinct label sets in the batch.
 func (b *Batch) Streams() int { return len(b.streams) }
 

@@ -41,6 +41,9 @@ func (p *Pipeline) account(w *work) {
 	t.reset()
 	for i := range w.items {
 		it, r := &w.items[i], &w.recs[i]
+		if it.unsettled {
+			continue // counted when a retry settles it
+		}
 		n := int64(len(r.Line))
 		w.result.Bytes += n
 		t.received += n

@@ -18,11 +18,11 @@ import (
 func (p *Pipeline) deliver(ctx context.Context, w *work) error {
 	start := time.Now()
 	if err := p.push(ctx, w, &w.batch); err != nil {
-		return err
+		return p.settle(ctx, w, err)
 	}
 	if w.retry.Len() > 0 {
 		if err := p.push(ctx, w, &w.retry); err != nil {
-			return err
+			return p.settle(ctx, w, err)
 		}
 	}
 	if p.deps.Metrics != nil && w.batch.Len() > 0 {
@@ -46,33 +46,71 @@ func (p *Pipeline) deliver(ctx context.Context, w *work) error {
 	return nil
 }
 
+// push sends b and handles Loki's refusals. On a failure, the items Loki
+// did not settle (the failed request's and the later ones', and those of
+// answered requests that it refused, which are judged again on retry) are
+// marked unsettled.
 func (p *Pipeline) push(ctx context.Context, w *work, b *loki.Batch) error {
-	rejected, err := p.pushBatch(ctx, b)
+	res, err := p.pushBatch(ctx, b)
 	if err != nil {
+		for _, ref := range res.Unsettled {
+			w.unsettle(ref)
+		}
+		for _, rj := range res.Rejected {
+			w.unsettle(rj.Ref)
+		}
 		return err
 	}
-	for _, rj := range rejected {
+	for _, rj := range res.Rejected {
 		p.rejected(w, rj, b == &w.retry)
 	}
 	return nil
 }
 
-// pushBatch sends b and returns the entries Loki refused for good. Any
-// failure to deliver the batch (nothing refused entry by entry) is a
-// *RetryError.
-func (p *Pipeline) pushBatch(ctx context.Context, b *loki.Batch) ([]loki.Rejection, error) {
+// pushBatch sends b and returns what Loki did with it: the entries it
+// refused for good, and, with a *RetryError (any failure to deliver the
+// batch that is not a refusal entry by entry), the entries it did not
+// settle.
+func (p *Pipeline) pushBatch(ctx context.Context, b *loki.Batch) (loki.Result, error) {
 	if b.Len() == 0 {
-		return nil, nil
+		return loki.Result{}, nil
 	}
 	res, err := p.deps.Pusher.Push(ctx, b)
 	if err != nil {
 		var pe *loki.PermanentError
 		if !errors.As(err, &pe) || len(res.Rejected) == 0 {
 			_, cause := loki.Classify(err)
-			return nil, &RetryError{Cause: cause, Err: err}
+			if res.Unsettled == nil {
+				res.Unsettled = b.Refs() // a Pusher that cannot tell: nothing is settled
+			}
+			return res, &RetryError{Cause: cause, Err: err}
 		}
 	}
-	return res.Rejected, nil
+	return res, nil
+}
+
+// settle records what Loki stored of a flush that failed part way (a
+// request refused with 429 or 5xx, a timeout after earlier requests were
+// stored), with the dead letters already decided, and counts it; then it
+// returns err so that the chunk is retried. The retry finds those lines in
+// the ledger and sends only the rest: a flush of several requests never
+// sends again what Loki answered 2xx. Without a ledger nothing can be
+// recorded and the whole chunk is sent again.
+func (p *Pipeline) settle(ctx context.Context, w *work, err error) error {
+	if p.deps.Ledger == nil || !w.settledAny() {
+		return err
+	}
+	if dlErr := p.deps.DeadLetters.Write(w.dl); dlErr != nil {
+		return err
+	}
+	if recErr := p.deps.Ledger.Record(ctx, p.segments(w)); recErr != nil {
+		if p.deps.Metrics != nil {
+			p.deps.Metrics.LedgerErrors.Inc()
+		}
+		return err
+	}
+	p.account(w)
+	return err
 }
 
 // outsideWindow tells whether Loki would refuse t as too old or too new.
@@ -147,6 +185,10 @@ func (p *Pipeline) segments(w *work) []ledger.Segment {
 	var cur *ledger.Segment
 	for _, i := range w.order {
 		r, it := &w.recs[i], &w.items[i]
+		if it.unsettled {
+			cur = nil // a hole: the line is sent again on retry
+			continue
+		}
 		if len(r.Path) == 0 || !r.HasOffset {
 			continue
 		}

@@ -30,7 +30,10 @@ type capture struct {
 	mu     sync.Mutex
 	reqs   []push.PushRequest
 	status int
-	srv    *httptest.Server
+	// statusFor, when set, answers request n (from 0) instead of status.
+	statusFor func(n int) int
+	n         int
+	srv       *httptest.Server
 }
 
 func newCapture(t *testing.T) *capture {
@@ -49,6 +52,10 @@ func newCapture(t *testing.T) *capture {
 		}
 		c.mu.Lock()
 		status := c.status
+		if c.statusFor != nil {
+			status = c.statusFor(c.n)
+		}
+		c.n++
 		if status/100 == 2 {
 			c.reqs = append(c.reqs, pr)
 		}

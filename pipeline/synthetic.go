@@ -75,11 +75,11 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 			dl = append(dl, syntheticLetter(e, err.Error()))
 		}
 	}
-	rejected, err := p.pushBatch(ctx, &first)
+	res, err := p.pushBatch(ctx, &first)
 	if err != nil {
 		return err
 	}
-	for _, rj := range rejected {
+	for _, rj := range res.Rejected {
 		e := &entries[rj.Ref]
 		if p.cfg.OldEntries == Rewrite && timestampRefusal(rj.Reason) && kept[rj.Ref].Timestamp.Equal(e.Time) {
 			if err := again.Add(labels[rj.Ref], restamp(kept[rj.Ref], now)); err == nil {
@@ -88,11 +88,11 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 		}
 		dl = append(dl, syntheticLetter(e, rj.Reason))
 	}
-	rejected, err = p.pushBatch(ctx, &again)
+	res, err = p.pushBatch(ctx, &again)
 	if err != nil {
 		return err
 	}
-	for _, rj := range rejected {
+	for _, rj := range res.Rejected {
 		dl = append(dl, syntheticLetter(&entries[rj.Ref], rj.Reason))
 	}
 	if err := p.deps.DeadLetters.Write(dl); err != nil {

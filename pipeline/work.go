@@ -68,6 +68,9 @@ type item struct {
 	dlReason        string
 	dlClass         dlClass
 	rewritten       bool
+	// unsettled: the flush failed before Loki answered for the line; it
+	// is neither recorded nor counted, and is sent again on retry.
+	unsettled bool
 }
 
 // work is the per-Ship state, pooled so that steady state allocates
@@ -149,6 +152,24 @@ func (w *work) groups(fn func(path []byte, idx []int)) {
 		fn(path, w.order[start:end])
 		start = end
 	}
+}
+
+// unsettle marks the item of Ref ref unsettled.
+func (w *work) unsettle(ref int) {
+	if ref >= 0 && ref < len(w.items) {
+		w.items[ref].unsettled, w.items[ref].sent = true, false
+	}
+}
+
+// settledAny tells whether some line of the flush is settled: stored by
+// Loki or dead-lettered.
+func (w *work) settledAny() bool {
+	for i := range w.items {
+		if !w.items[i].unsettled {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *work) deadLetter(i int, class dlClass, reason string) {
