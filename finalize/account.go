@@ -41,7 +41,7 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 	if err := f.side(ctx, path, func() bool { return ended }); err != nil {
 		return err
 	}
-	if err := f.fillBlankGaps(ctx, path, s); err != nil {
+	if err := f.fillBlankGaps(ctx, path, s.id, s.tailFrom); err != nil {
 		return err
 	}
 	after, err := snapshotOf(path)
@@ -156,11 +156,12 @@ func (f *Finalizer) shipTail(ctx context.Context, path string, s snapshot) error
 		Line: line, Offset: s.tailFrom, HasOffset: true, Annotations: []string{"truncated_tail"}}})
 }
 
-// fillBlankGaps records as accounted for the bytes between shipped ranges
-// that hold no line: empty lines and the \r\n ends that tail skips or
-// strips. Anything else left between ranges stays a gap, and MarkFinished
-// then refuses, so no unshipped line is ever claimed.
-func (f *Finalizer) fillBlankGaps(ctx context.Context, path string, s snapshot) error {
+// fillBlankGaps records as accounted for the bytes between shipped ranges,
+// below bound, that hold no line: empty lines and the \r\n ends that tail
+// skips or strips. Anything else left between ranges stays a gap, and
+// MarkFinished then refuses, so no unshipped line is ever claimed. id is
+// the identity of the file as it was read.
+func (f *Finalizer) fillBlankGaps(ctx context.Context, path string, id journalfile.Identity, bound int64) error {
 	st, err := f.ledger.File(ctx, path)
 	if err != nil {
 		return err
@@ -170,16 +171,16 @@ func (f *Finalizer) fillBlankGaps(ctx context.Context, path string, s snapshot) 
 		return err
 	}
 	defer fh.Close()
-	if !journalfile.Same(st.Identity, s.id) {
+	if !journalfile.Same(st.Identity, id) {
 		return nil // the ranges are another file's: backfill just shipped this one
 	}
 	var segs []ledger.Segment
 	prev := int64(0)
-	for _, rg := range append(st.Ranges, ledger.Range{Start: s.tailFrom, End: s.tailFrom}) {
-		if rg.Start > prev && rg.Start <= s.tailFrom && rg.Start-prev <= 4096 {
+	for _, rg := range append(st.Ranges, ledger.Range{Start: bound, End: bound}) {
+		if rg.Start > prev && rg.Start <= bound && rg.Start-prev <= 4096 {
 			buf := make([]byte, rg.Start-prev)
 			if _, err := fh.ReadAt(buf, prev); err == nil && blank(buf) {
-				segs = append(segs, ledger.Segment{Path: path, Identity: s.id, Start: prev, End: rg.Start, FirstSeq: -1, LastSeq: -1})
+				segs = append(segs, ledger.Segment{Path: path, Identity: id, Start: prev, End: rg.Start, FirstSeq: -1, LastSeq: -1})
 			}
 		}
 		prev = max(prev, rg.End)

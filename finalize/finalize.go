@@ -7,8 +7,12 @@
 // mid-append) — the finalizer ships its unshipped complete lines, ships one
 // truncated_tail entry for the partial line so Grafana shows where the
 // session was cut off, and records in the ledger that the whole file is
-// accounted for. It is idempotent and never touches a file that changes
-// while it works. The CLI and the retention agent share it.
+// accounted for. At every pass, finished or not, it also ships the lines
+// in the holes the ledger shows between a file's shipped ranges (chunks
+// Fluent Bit discarded), never those past the last shipped range, which
+// tail may still be about to send. It is idempotent and never touches a
+// file that changes while it works. The CLI and the retention agent share
+// it.
 package finalize
 
 import (
@@ -101,6 +105,11 @@ type Outcome struct {
 	// Why names the rule that made the file finished, or why it is not.
 	Why          string
 	ShippedLines int
+	// Holes are the gaps between the file's shipped ranges that this pass
+	// shipped the lines of (Holes), HoleLines those lines. A finished
+	// file's remaining lines are in ShippedLines besides.
+	Holes     []ledger.Range
+	HoleLines int
 	// TailBytes is the size of the partial last line marked, 0 if none.
 	TailBytes int
 	// Level is the audit's verdict on the finished file.
@@ -187,6 +196,11 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 	if st.Finished && st.Size == before.size {
 		o.Finished, o.Why = true, "already finished"
 		return o, f.side(ctx, path, nil) // a run may end with no new line
+	}
+	// Lines Fluent Bit lost between shipped ranges ship now, whether or
+	// not the file is finished.
+	if err := f.shipHoles(ctx, path, st, before, &o); err != nil {
+		return o, err
 	}
 	why, err := f.finished(ctx, path, before)
 	if err != nil || why == "" {

@@ -32,6 +32,9 @@ type Metrics struct {
 	Errors *prometheus.CounterVec
 	// LedgerRowsForgotten counts ledger rows dropped for files already gone.
 	LedgerRowsForgotten prometheus.Counter
+	// HolesShippedLines counts the lines shipped from holes the ledger
+	// showed between a file's shipped ranges (chunks Fluent Bit lost).
+	HolesShippedLines prometheus.Counter
 	// SweepDuration observes whole sweeps.
 	SweepDuration prometheus.Histogram
 	// Sweeps counts sweeps by outcome (ok, degraded, failed).
@@ -54,6 +57,7 @@ func NewMetrics() *Metrics {
 	m.StatusErrors = counterVec(reg, "status_errors_total", "Failures to learn a job's status, by source.", "source")
 	m.Errors = counterVec(reg, "errors_total", "Listing, deleting and ledger failures, by operation.", "op")
 	m.LedgerRowsForgotten = counter(reg, "ledger_rows_forgotten_total", "Ledger rows forgotten because their file was gone.")
+	m.HolesShippedLines = counter(reg, "holes_shipped_lines_total", "Lines shipped from holes between a file's shipped ranges (lines Fluent Bit lost).")
 	m.SweepDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "journalship", Subsystem: "retention", Name: "sweep_duration_seconds",
 		Help: "Duration of whole sweeps.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 16)})
 	m.Sweeps = counterVec(reg, "sweeps_total", "Sweeps, by outcome (ok, degraded: some jobs or files could not be judged, failed).", "outcome")

@@ -136,11 +136,7 @@ func (s *sweep) run(ctx context.Context, rel string) {
 	relDir, ms := s.members(det.Format, path)
 	var fin final
 	if !s.cfg.DryRun {
-		out, err := s.fin.File(ctx, path)
-		if err != nil {
-			s.fail("finalize", "finalizing %s: %v", path, err)
-		}
-		fin = final{out: out, err: err}
+		fin = s.finalize(ctx, path)
 	}
 	info, err := s.rt.Lstat(rel)
 	if err != nil || !info.Mode().IsRegular() {

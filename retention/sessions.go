@@ -115,11 +115,7 @@ func (s *sweep) membersReady(ctx context.Context, d Decision, ms []member) bool 
 		m := &ms[i]
 		path := s.abs(m.rel)
 		if !s.cfg.DryRun {
-			out, err := s.fin.File(ctx, path)
-			if err != nil {
-				s.fail("finalize", "finalizing %s: %v", path, err)
-			}
-			m.fin = final{out: out, err: err}
+			m.fin = s.finalize(ctx, path)
 		}
 		ls, err := s.ledger.File(ctx, path)
 		if err != nil {

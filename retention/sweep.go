@@ -147,11 +147,7 @@ func (s *sweep) finalizeAll(ctx context.Context, name string, entries []os.DirEn
 			continue
 		}
 		path := s.abs(filepath.Join(name, e.Name()))
-		out, err := s.fin.File(ctx, path)
-		if err != nil {
-			s.fail("finalize", "finalizing %s: %v", path, err)
-		}
-		finals[e.Name()] = final{out: out, err: err}
+		finals[e.Name()] = s.finalize(ctx, path)
 	}
 	return finals
 }
