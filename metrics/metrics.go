@@ -50,13 +50,32 @@ type Set struct {
 	// JobDirSizeAlerts counts finished files whose job directory is over
 	// the seed's 50 MB alert.
 	JobDirSizeAlerts prometheus.Counter
+	// LabelValuesFolded counts label values from journal content replaced
+	// by "other" because their label's limit was reached, by label.
+	LabelValuesFolded *prometheus.CounterVec
 	// Panics counts Go panics recovered at the plugin's entry points
 	// (register, init, flush, exit, ...) instead of ending Fluent Bit.
 	Panics *prometheus.CounterVec
+
+	models *Bounded // the model label's limit, shared by every pipeline
 }
 
-// New creates a Set on a fresh registry, with Go and process collectors.
+// DefaultMaxModelValues is how many model label values besides the price
+// tables' models a process keeps by default.
+const DefaultMaxModelValues = 100
+
+// MaxModelValuesSetting is the setting that raises the model label's limit.
+const MaxModelValuesSetting = "Metrics_Max_Model_Values"
+
+// New creates a Set on a fresh registry, with Go and process collectors,
+// keeping DefaultMaxModelValues model label values besides the known ones.
 func New() *Set {
+	return newSet(DefaultMaxModelValues)
+}
+
+// newSet creates a Set keeping maxModels model label values besides the
+// known ones.
+func newSet(maxModels int) *Set {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s := &Set{Registry: reg}
@@ -80,8 +99,22 @@ func New() *Set {
 	s.TruncatedTails = counter(reg, "truncated_tails_total", "Partial last lines (writes cut by a crash) marked by the finalizer.")
 	s.FileSizeAlerts = counter(reg, "file_size_alerts_total", "Finished journal files over the size alert (10 MB, docs/formats/cortex-plane.md).")
 	s.JobDirSizeAlerts = counter(reg, "job_dir_size_alerts_total", "Finished journal files whose job directory is over the size alert (50 MB, docs/formats/cortex-plane.md).")
+	s.LabelValuesFolded = counterVec(reg, "label_values_folded_total", "Label values from journal content replaced by other (the label's limit reached), by label.", "label")
+	s.models = NewBounded(BoundedConfig{Label: "model", Setting: MaxModelValuesSetting, Max: maxModels,
+		Folded: s.LabelValuesFolded.WithLabelValues("model")})
 	s.Panics = counterVec(reg, "panics_total", "Go panics recovered where Fluent Bit calls the plugin, by entry point.", "entry")
 	return s
+}
+
+// Models returns the model label of one pipeline's token and cost series:
+// the values known reports (its price table's models) are kept, and the
+// others share the process's limit of distinct values; warn logs the first
+// value folded into "other". Nil on a nil Set (every value kept).
+func (s *Set) Models(known func(string) bool, warn func(format string, args ...any)) *Bounded {
+	if s == nil {
+		return nil
+	}
+	return s.models.With(known, warn)
 }
 
 func counter(reg *prometheus.Registry, name, help string) prometheus.Counter {

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,15 +21,22 @@ type Config struct {
 	Address string
 	// Path of the metrics page. Default /metrics.
 	Path string
+	// MaxModelValues is how many distinct model label values besides the
+	// price tables' models the process keeps in its token and cost series;
+	// later ones count as "other". 0: DefaultMaxModelValues.
+	MaxModelValues int
 }
 
 // DefaultConfig returns the loopback default.
 func DefaultConfig() Config {
-	return Config{Address: "127.0.0.1:2021", Path: "/metrics"}
+	return Config{Address: "127.0.0.1:2021", Path: "/metrics", MaxModelValues: DefaultMaxModelValues}
 }
 
-// Validate checks the address.
+// Validate checks the address and the model label's limit.
 func (c Config) Validate() error {
+	if c.MaxModelValues < 0 {
+		return fmt.Errorf("metrics: %d model label values: not a count", c.MaxModelValues)
+	}
 	if c.Address == "" {
 		return nil
 	}
@@ -103,7 +111,7 @@ func Acquire(cfg Config) (*Set, error) {
 	procMu.Lock()
 	defer procMu.Unlock()
 	if procSet == nil {
-		s := New()
+		s := newSet(cmp.Or(cfg.MaxModelValues, DefaultMaxModelValues))
 		srv, err := Serve(cfg, s)
 		if err != nil {
 			return nil, err
