@@ -21,6 +21,8 @@ Usage:
                                             keep writing realistic journals of every format, with crashes (--crash-every, --once)
   journalship check-config FILE...          check a Fluent Bit configuration's journalship keys (misspelt, repeated, refused)
   journalship settings                      list every setting with its default
+  journalship exec [--nofile N] -- PROGRAM [ARG...]
+                                            raise the open-file limit, then run PROGRAM in place (no shell needed)
   journalship help
 
 Every command takes --help. Exit status: 0 done, 1 failed, 64 usage error
@@ -54,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runVerify(args[1:], stdout, stderr)
 	case "check-config":
 		return runCheckConfig(args[1:], stdout, stderr)
+	case "exec":
+		err = runExec(args[1:], stderr)
 	case "settings":
 		printSettings(stdout)
 	case "help", "-h", "--help":
