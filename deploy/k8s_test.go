@@ -272,7 +272,7 @@ func TestDaemonSetVolumes(t *testing.T) {
 	conf := clusterConf(t)
 	svc, ins, out := conf.only(t, "SERVICE", ""), conf.all("INPUT", "tail"), conf.only(t, "OUTPUT", "journalship")
 	flb := container(t, c.ds, "fluent-bit")
-	plugin, confPath := fluentBitArgs(t, flb.Args)
+	plugin, confPath := fluentBitArgs(t, wrappedFluentBit(t, flb))
 	assert.Equal(t, dockerImage(t).plugin, plugin, "-e loads the .so where the image has it")
 	assert.Equal(t, "fluent-bit.conf", configKey(t, c, flb, confPath))
 	check := container(t, c.ds, "check-config")
@@ -474,8 +474,7 @@ func TestDaemonSetRunsEverywhereAndStopsCleanly(t *testing.T) {
 		assert.False(t, r.Requests.Cpu().IsZero() || r.Requests.Memory().IsZero() || r.Limits.Memory().IsZero(), "%s: requests and a memory limit", ctr.Name)
 	}
 	img := dockerImage(t)
-	assert.Equal(t, []string{img.fluentBit}, container(t, c.ds, "fluent-bit").Command)
-	assert.Equal(t, []string{"-e", img.plugin, "-c", img.conf}, container(t, c.ds, "fluent-bit").Args)
+	assert.Equal(t, []string{"-e", img.plugin, "-c", img.conf}, wrappedFluentBit(t, container(t, c.ds, "fluent-bit")))
 	assert.Equal(t, []string{img.journalship}, container(t, c.ds, "retention").Command)
 	for _, name := range []string{"fluent-bit", "retention"} {
 		env := container(t, c.ds, name).Env
