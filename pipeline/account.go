@@ -110,6 +110,7 @@ func (p *Pipeline) publish(w *work) {
 	}
 	tenant := p.tenantLabel()
 	for model, v := range t.tokens {
+		model := p.modelLabel.Value(model)
 		// Counts are never negative (formats read counts >= 0 and sums
 		// saturate): a counter's Add panics on a negative value.
 		m.Tokens.WithLabelValues(model, "prompt", tenant).Add(float64(max(v[0], 0)))
@@ -124,7 +125,7 @@ func (p *Pipeline) publish(w *work) {
 		}
 	}
 	for model, usd := range t.costs {
-		m.CostUSD.WithLabelValues(model, tenant).Add(usd)
+		m.CostUSD.WithLabelValues(p.modelLabel.Value(model), tenant).Add(usd)
 	}
 	m.Bytes.WithLabelValues("received").Add(float64(t.received))
 	m.Bytes.WithLabelValues("shipped").Add(float64(t.shipped))

@@ -97,6 +97,9 @@ type Pipeline struct {
 	works    sync.Pool
 	labelSet *labelSets
 	formats  *registry.Registry
+	// modelLabel bounds the model label values of the token and cost
+	// series (journal content).
+	modelLabel *metrics.Bounded
 }
 
 // New builds a pipeline.
@@ -122,6 +125,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 		models: &interner{m: map[string]string{}},
 		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg}
 	p.labelSet = newLabelSets(cfg)
+	p.modelLabel = deps.Metrics.Models(knownModels(deps.Prices, cfg.Tenant), deps.Logger.Warnf)
 	p.presetMetrics()
 	p.works.New = func() any {
 		return &work{judges: map[format.Format]format.Judge{}, arena: integrity.NewArena(64 << 10)}

@@ -111,7 +111,7 @@ func (p *Pipeline) countSyntheticCost(entries []Synthetic) {
 	}
 	for i := range entries {
 		if e := &entries[i]; e.CostModel != "" && e.Cost > 0 {
-			p.deps.Metrics.CostUSD.WithLabelValues(e.CostModel, p.tenantLabel()).Add(e.Cost)
+			p.deps.Metrics.CostUSD.WithLabelValues(p.modelLabel.Value(e.CostModel), p.tenantLabel()).Add(e.Cost)
 		}
 	}
 }
