@@ -18,8 +18,9 @@ type Severity string
 
 // Severities.
 const (
-	Error Severity = "error"
-	Note  Severity = "note"
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Note    Severity = "note"
 )
 
 // Finding is one problem of a configuration, at a line.
@@ -50,8 +51,9 @@ var genericOutputKeys = []string{"name", "match", "match_regex", "alias", "log_l
 // keys set twice, values the plugin refuses (the same parser as at start,
 // so conflicting settings too), and tail inputs routed to it whose records
 // lack the keys the plugin reads (Path_Key, Offset_Key, Key / Log_Key);
-// and tail inputs routed to it that share their offset database (DB) with
-// another tail input.
+// tail inputs routed to it that share their offset database (DB) with
+// another tail input; and tail inputs routed to it whose memory is not
+// bounded (checkTailMemory).
 func Check(f *File) []Finding {
 	var out []Finding
 	var outputs []Section
@@ -61,7 +63,8 @@ func Check(f *File) []Finding {
 			outputs = append(outputs, s)
 		}
 	}
-	return append(out, checkSharedDB(f, outputs)...)
+	out = append(out, checkSharedDB(f, outputs)...)
+	return append(out, checkTailMemory(f, outputs)...)
 }
 
 // checkSharedDB reports a tail input whose DB is another tail input's when

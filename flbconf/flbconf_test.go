@@ -40,12 +40,12 @@ func TestShippedConfigurationsAreClean(t *testing.T) {
 func TestMistakesAreFound(t *testing.T) {
 	got := checkFile(t, "testdata/bad.conf")
 	assert.Equal(t, []string{
-		"13: error: [OUTPUT journalship] Loki_Ulr: unknown key: neither Fluent Bit nor journalship takes it; did you mean Loki_URL?",
-		"14: error: [OUTPUT journalship] Url: unknown key: neither Fluent Bit nor journalship takes it",
-		"16: error: [OUTPUT journalship] Tenant_ID: set again (first on line 15): Fluent Bit hands the plugin the first value only",
-		"18: note: [OUTPUT journalship] Log_Level: Fluent Bit takes this key for the output itself; the plugin never sees it and logs at info",
-		`10: error: [OUTPUT journalship] setting Max_Line_Bytes: "17179869185G" is larger than 1099511627776 bytes (1T), which no setting takes: a typo?`,
-		`4: error: [INPUT tail] Offset_Key: is none, but the journalship output (line 10) reads the line's byte offset from the record key "offset" (Offset_Key): set Offset_Key offset here`,
+		"15: error: [OUTPUT journalship] Loki_Ulr: unknown key: neither Fluent Bit nor journalship takes it; did you mean Loki_URL?",
+		"16: error: [OUTPUT journalship] Url: unknown key: neither Fluent Bit nor journalship takes it",
+		"18: error: [OUTPUT journalship] Tenant_ID: set again (first on line 17): Fluent Bit hands the plugin the first value only",
+		"20: note: [OUTPUT journalship] Log_Level: Fluent Bit takes this key for the output itself; the plugin never sees it and logs at info",
+		`12: error: [OUTPUT journalship] setting Max_Line_Bytes: "17179869185G" is larger than 1099511627776 bytes (1T), which no setting takes: a typo?`,
+		`4: error: [INPUT tail] Offset_Key: is none, but the journalship output (line 12) reads the line's byte offset from the record key "offset" (Offset_Key): set Offset_Key offset here`,
 	}, got)
 }
 
@@ -55,14 +55,26 @@ func TestMistakesAreFound(t *testing.T) {
 func TestSharedDBIsFound(t *testing.T) {
 	got := checkFile(t, "testdata/shared-db.conf")
 	assert.Equal(t, []string{
-		"15: error: [INPUT tail] DB: /var/lib/journalship/./tail.db is also the DB of the tail input on line 1: at start each tail input deletes the offsets of the files it does not tail from its DB, so the other one reads its files again from the start; give each tail input its own DB",
+		"19: error: [INPUT tail] DB: /var/lib/journalship/./tail.db is also the DB of the tail input on line 1: at start each tail input deletes the offsets of the files it does not tail from its DB, so the other one reads its files again from the start; give each tail input its own DB",
+	}, got)
+}
+
+// TestUnboundedTailMemoryIsFound: a tail input routed to journalship
+// that keeps its chunks in memory without Mem_Buf_Limit is a warning, one
+// without Ignore_Older a note; a bounded one and one not routed to
+// journalship are not reported.
+func TestUnboundedTailMemoryIsFound(t *testing.T) {
+	got := checkFile(t, "testdata/memory.conf")
+	assert.Equal(t, []string{
+		"4: warning: [INPUT tail] storage.type: chunks are kept in memory and Mem_Buf_Limit is not set: while Loki is down tail keeps reading and memory grows without bound; set storage.type filesystem (and storage.path in [SERVICE]), or Mem_Buf_Limit",
+		"4: note: [INPUT tail] Ignore_Older: not set: tail follows every journal under Path, however old, each with a file descriptor, an inotify watch and a read buffer of at least Buffer_Chunk_Size; set Ignore_Older (with Ignore_Active_Older_Files On) and backfill older journals with journalship ship",
 	}, got)
 }
 
 func TestYAMLMistakesAreFound(t *testing.T) {
 	got := checkFile(t, "testdata/bad.yaml")
 	assert.Equal(t, []string{
-		"14: error: [OUTPUT journalship] dead_leter_path: unknown key: neither Fluent Bit nor journalship takes it; did you mean Dead_Letter_Path?",
+		"16: error: [OUTPUT journalship] dead_leter_path: unknown key: neither Fluent Bit nor journalship takes it; did you mean Dead_Letter_Path?",
 	}, got)
 }
 
