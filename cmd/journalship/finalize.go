@@ -20,8 +20,9 @@ is over, beside which a newer session file stands, or whose partial last
 line has not grown for --stale-after. For each it ships the complete lines
 not yet in Loki, one truncated_tail entry for a torn last line and one
 file_summary entry, then records in the ledger that every byte is
-accounted for. Idempotent; a file that changes meanwhile is left for the
-next run.`
+accounted for. Any file, finished or not, also gets the lines in the holes
+between its shipped ranges (lines Fluent Bit lost) shipped. Idempotent; a
+file that changes meanwhile is left for the next run.`
 
 func runFinalize(args []string, stdout io.Writer) error {
 	c := newCommand("finalize", "journalship finalize [flags] DIR|FILE...", finalizeAbout)
@@ -60,6 +61,9 @@ func finalizePaths(ctx context.Context, get output.Getter, cfg finalize.Config, 
 	outs, err := f.Run(ctx, paths...)
 	done := 0
 	for _, o := range outs {
+		if o.HoleLines > 0 {
+			fmt.Fprintf(w, "shipped %s from holes of %s (gaps between its shipped ranges)\n", plural(o.HoleLines, "line", "lines"), o.Path)
+		}
 		if o.Finished && o.Why != "already finished" {
 			done++
 			tail := ""
