@@ -59,6 +59,7 @@ var Settings = []Setting{
 	{"Ledger_Path", "/var/lib/journalship/ledger.db", "Shipping ledger (SQLite); shared by every instance using the same path."},
 	{"Dead_Letter_Path", "/var/lib/journalship/deadletter.jsonl", "Dead-letter JSONL file."},
 	{"Metrics_Address", "127.0.0.1:2021", "Prometheus endpoint (one per process); off disables it."},
+	{metrics.MaxModelValuesSetting, "100", "Distinct model label values the token and cost metrics keep besides the price table's models (one limit per process); later ones count as other."},
 	{"Price_File", "", "LLM price table (YAML; see pricing/default_prices.yaml): cost_usd on LLM_RESPONSE lines. Empty: the built-in table; none: no cost."},
 	{"Price_Reload_Interval", "10s", "How often Price_File is checked for changes."},
 	{"Lookbehind_Window", "256K", "Bytes read before a chunk's first line to judge seq continuity."},
@@ -101,6 +102,7 @@ func parseConfig(get Getter) (config, error) {
 	if strings.EqualFold(c.metrics.Address, "off") {
 		c.metrics.Address = ""
 	}
+	p.count(metrics.MaxModelValuesSetting, &c.metrics.MaxModelValues)
 	p.str("Price_File", &c.pricing.Path)
 	c.pricingOff = strings.EqualFold(c.pricing.Path, "none")
 	p.duration("Price_Reload_Interval", &c.pricing.ReloadInterval)
@@ -240,6 +242,22 @@ func (p *parser) duration(name string, dst *time.Duration) {
 	d, err := time.ParseDuration(v)
 	p.fail(name, err)
 	*dst = d
+}
+
+// count parses a whole number of at least 1.
+func (p *parser) count(name string, dst *int) {
+	v := strings.TrimSpace(p.get(name))
+	if v == "" {
+		return
+	}
+	n, err := strconv.Atoi(v)
+	if err == nil && n < 1 {
+		err = fmt.Errorf("%d is not at least 1", n)
+	}
+	p.fail(name, err)
+	if err == nil {
+		*dst = n
+	}
 }
 
 // size parses 1048576, 1024K, 1M or 1G.
