@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -67,5 +68,31 @@ func (l *Ledger) ForgetMarks(ctx context.Context, session string) error {
 	}
 	return l.write(ctx, "forget marks", session, func(w *wtx) error {
 		return w.exec(sForgetMarks, session)
+	})
+}
+
+// RaiseMarks stores integer marks for session in one transaction: each
+// named mark takes its value unless it holds a larger one already, so
+// concurrent writers (several processes) only ever raise a mark.
+func (l *Ledger) RaiseMarks(ctx context.Context, session string, marks map[string]int64) error {
+	if session == "" {
+		return invalid("raise marks", session, errors.New("empty session key"))
+	}
+	names := make([]string, 0, len(marks))
+	for n := range marks {
+		if n == "" {
+			return invalid("raise marks", session, errors.New("empty mark name"))
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	now := time.Now().UnixNano()
+	return l.write(ctx, "raise marks", session, func(w *wtx) error {
+		for _, n := range names {
+			if err := w.exec(sRaiseMark, session, n, strconv.FormatInt(marks[n], 10), now); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }

@@ -94,3 +94,15 @@ func TestMigratesToMarks(t *testing.T) {
 		})
 	}
 }
+
+// TestRaiseMarksOnlyRaises: a lower value written later never lowers a
+// mark (two processes publishing their streams' newest times).
+func TestRaiseMarksOnlyRaises(t *testing.T) {
+	l := openTest(t)
+	ctx := context.Background()
+	require.NoError(t, l.RaiseMarks(ctx, "k", map[string]int64{"a": 1_000_000_000_000_000_000, "b": 5}))
+	require.NoError(t, l.RaiseMarks(ctx, "k", map[string]int64{"a": 999_999_999_999_999_999, "b": 7}))
+	got, err := l.Marks(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"a": "1000000000000000000", "b": "7"}, got)
+}

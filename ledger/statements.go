@@ -27,6 +27,7 @@ const (
 	sCovering
 	sMarks
 	sSetMark
+	sRaiseMark
 	sForgetMarks
 	sSavepoint
 	sRelease
@@ -68,6 +69,10 @@ var stmtSQL = [nStmts]string{
 	sMarks: `SELECT name, value FROM marks WHERE session = ?1`,
 	sSetMark: `INSERT INTO marks (session, name, value, updated_at) VALUES (?1, ?2, ?3, ?4)
 		ON CONFLICT (session, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+	// sRaiseMark keeps the larger of two integer values.
+	sRaiseMark: `INSERT INTO marks (session, name, value, updated_at) VALUES (?1, ?2, ?3, ?4)
+		ON CONFLICT (session, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+		WHERE CAST(excluded.value AS INTEGER) > CAST(value AS INTEGER)`,
 	sForgetMarks: `DELETE FROM marks WHERE session = ?1`,
 	sSavepoint:   `SAVEPOINT call`,
 	sRelease:     `RELEASE call`,

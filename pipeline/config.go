@@ -52,6 +52,11 @@ type Config struct {
 	MaxEntryAge time.Duration
 	// MaxFutureSkew mirrors Loki's creation_grace_period (default 10m).
 	MaxFutureSkew time.Duration
+	// MaxBehind mirrors the window of Loki's ingester for entries behind
+	// their stream's newest one (half its max_chunk_age, default 1h):
+	// older entries take OldEntries before they are sent. 0 turns the
+	// check off (Loki's refusals are then handled as they come).
+	MaxBehind time.Duration
 	// Tenant is the Loki tenant (Tenant_ID): it selects the price table's
 	// tenant overrides and is the tenant label of the cost metrics.
 	Tenant string
@@ -73,6 +78,7 @@ func DefaultConfig() Config {
 		OldEntries:    Rewrite,
 		MaxEntryAge:   168 * time.Hour,
 		MaxFutureSkew: 10 * time.Minute,
+		MaxBehind:     time.Hour,
 		FileCacheSize: 8192,
 		Now:           time.Now,
 	}
@@ -89,6 +95,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxEntryAge <= 0 || c.MaxFutureSkew <= 0 {
 		errs = append(errs, errors.New("pipeline: max entry age and max future skew must be positive"))
+	}
+	if c.MaxBehind < 0 {
+		errs = append(errs, fmt.Errorf("pipeline: max behind %s is negative", c.MaxBehind))
 	}
 	if c.FileCacheSize < 16 {
 		errs = append(errs, fmt.Errorf("pipeline: file cache size %d is below 16", c.FileCacheSize))

@@ -17,6 +17,9 @@ import (
 // may be acknowledged.
 func (p *Pipeline) deliver(ctx context.Context, w *work) error {
 	start := time.Now()
+	if err := p.behind.publish(ctx); err != nil {
+		return &RetryError{Cause: "ledger", Err: err}
+	}
 	if err := p.push(ctx, w, &w.batch); err != nil {
 		return p.settle(ctx, w, err)
 	}
@@ -118,6 +121,13 @@ func (p *Pipeline) outsideWindow(t, now time.Time) bool {
 	return t.Before(now.Add(-p.cfg.MaxEntryAge)) || t.After(now.Add(p.cfg.MaxFutureSkew))
 }
 
+// behindReason is the dead-letter reason for an entry too far behind its
+// stream's newest entry.
+func behindReason(t, cut time.Time) string {
+	return "timestamp " + t.Format(time.RFC3339Nano) + " is before " + cut.Format(time.RFC3339Nano) +
+		", the oldest time its Loki stream accepts (too far behind its newest entry)"
+}
+
 // outsideReason is the dead-letter reason for an entry outside the window.
 func outsideReason(t time.Time) string {
 	return "timestamp " + t.Format(time.RFC3339Nano) + " is outside Loki's accepted window"
@@ -172,6 +182,7 @@ func (p *Pipeline) rewrite(w *work, i int) {
 	it.annots |= aTimestampRewritten
 	meta := stamped(it.meta, it.ts, annotList(w, it))
 	it.ts, it.meta, it.rewritten = p.cfg.Now().Add(time.Duration(w.retry.Len())), meta, true
+	p.behind.admit(it.labels, it.ts)
 	r := &w.recs[i]
 	if err := w.retry.Add(it.labels, loki.Entry{Timestamp: it.ts, Line: string(r.Line), Metadata: meta, Ref: i}); err != nil {
 		it.sent = false

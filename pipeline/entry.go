@@ -150,12 +150,10 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	if f.path.JobID != "" && len(ev.JobID) > 0 && string(ev.JobID) != f.path.JobID {
 		it.annots |= aJobIDMismatch
 	}
-	// One clock reading per Ship; a record's index keeps rewritten entries
-	// in file order within the flush.
-	now := w.now.Add(time.Duration(i))
-	outside := p.outsideWindow(it.ts, now)
+	it.labels = p.labelSet.get(it.format, eventTypeValue(it), it.outcome.String(), p.versionValue(f))
+	stamp, reason, outside := p.window(w, i)
 	if outside && p.cfg.OldEntries == DeadLetter {
-		w.deadLetter(i, dlOutsideWindow, outsideReason(it.ts))
+		w.deadLetter(i, dlOutsideWindow, reason)
 		return
 	}
 	m := meta{w: w, start: len(w.meta)}
@@ -163,12 +161,33 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	p.addDetails(&m, f, i, ev, j)
 	if outside {
 		m.add(mdOriginalTimestamp, it.ts.Format(time.RFC3339Nano))
-		it.ts, it.annots, it.rewritten = now, it.annots|aTimestampRewritten, true
+		it.ts, it.annots, it.rewritten = stamp, it.annots|aTimestampRewritten, true
 	}
 	m.add(string(KeyAnnotations), annotList(w, it))
 	it.meta = m.done()
-	it.labels = p.labelSet.get(it.format, eventTypeValue(it), it.outcome.String(), p.versionValue(f))
 	p.addToBatch(w, i)
+}
+
+// window tells whether Loki would refuse item i's time: outside its age
+// window (too old, too new) or too far behind its stream's newest entry.
+// Then it returns the time to stamp the entry with under Old_Entries
+// rewrite and the reason to dead-letter it with otherwise. An entry
+// stamped now moves its stream's newest time; one too far behind is
+// stamped at the oldest time its stream accepts, so that entries of a
+// backfill after it keep their own times.
+func (p *Pipeline) window(w *work, i int) (stamp time.Time, reason string, outside bool) {
+	it := &w.items[i]
+	// One clock reading per Ship; a record's index keeps re-stamped
+	// entries in file order within the flush.
+	now := w.now.Add(time.Duration(i))
+	if p.outsideWindow(it.ts, now) {
+		p.behind.admit(it.labels, now)
+		return now, outsideReason(it.ts), true
+	}
+	if ok, cut := p.behind.admit(it.labels, it.ts); !ok {
+		return cut.Add(time.Duration(i)), behindReason(it.ts, cut), true
+	}
+	return time.Time{}, "", false
 }
 
 func (p *Pipeline) versionValue(f *fileState) string {

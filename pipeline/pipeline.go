@@ -97,6 +97,7 @@ type Pipeline struct {
 	works    sync.Pool
 	labelSet *labelSets
 	formats  *registry.Registry
+	behind   *behind
 	// modelLabel bounds the model label values of the token and cost
 	// series (journal content).
 	modelLabel *metrics.Bounded
@@ -125,6 +126,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 		models: &interner{m: map[string]string{}},
 		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg}
 	p.labelSet = newLabelSets(cfg)
+	p.behind = newBehind(cfg.MaxBehind, deps.Ledger)
 	p.modelLabel = deps.Metrics.Models(knownModels(deps.Prices, cfg.Tenant), deps.Logger.Warnf)
 	p.presetMetrics()
 	p.works.New = func() any {
@@ -152,6 +154,7 @@ func (p *Pipeline) Ship(ctx context.Context, recs []chunk.Record, tag string) (R
 	defer p.works.Put(w)
 	w.reset(recs, tag)
 	w.now = p.cfg.Now()
+	p.behind.refresh(ctx, w.now)
 	p.process(ctx, w)
 	if err := p.deliver(ctx, w); err != nil {
 		p.countRetry(err)

@@ -3,7 +3,11 @@ package pipeline
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
@@ -72,4 +76,70 @@ func annotationsOnce(t *testing.T) map[string]string {
 		out[g.md["byte_offset"]] = g.md["annotations"]
 	}
 	return out
+}
+
+// shiftedJournal writes the golden journal, its times moved back by two
+// hours, as another session of the same job.
+func shiftedJournal(t *testing.T, root string, data []byte) (string, []byte) {
+	t.Helper()
+	shifted := []byte(strings.ReplaceAll(string(data), "2026-11-21T10:", "2026-11-21T08:"))
+	path := filepath.Join(root, goldenJob, "session_20261121T080000Z_agent-worker-2.jsonl")
+	require.NoError(t, os.WriteFile(path, shifted, 0o644))
+	return path, shifted
+}
+
+// TestEntriesTooFarBehindAreNeverSent: once a stream holds entries of
+// 10:00, an entry of 08:00 would be refused by Loki (and a sharded stream
+// could hide the refusal): it is re-stamped at the oldest time the stream
+// accepts before it is sent, its own time kept, also by another process
+// sharing the ledger; under Old_Entries dead_letter it is dead-lettered.
+func TestEntriesTooFarBehindAreNeverSent(t *testing.T) {
+	ctx := context.Background()
+	t.Run("rewrite, another process", func(t *testing.T) {
+		a := newEnv(t, nil)
+		root, path, data := journalAt(t)
+		_, err := a.pipe.Ship(ctx, tailRecords(path, data, testNow), "t")
+		require.NoError(t, err)
+		// b shares a's ledger, as the finalizer shares the plugin's.
+		b := newEnv(t, nil)
+		cfg := DefaultConfig()
+		cfg.Enrich.Node = "node-a"
+		cfg.Enrich.Static = map[string]string{"service_name": "agent-sessions"}
+		cfg.Now = func() time.Time { return testNow }
+		pb, err := New(cfg, Deps{Pusher: b.pipe.deps.Pusher, Ledger: a.ledger, DeadLetters: b.pipe.deps.DeadLetters})
+		require.NoError(t, err)
+		path2, shifted := shiftedJournal(t, root, data)
+		_, err = pb.Ship(ctx, tailRecords(path2, shifted, testNow), "t")
+		require.NoError(t, err)
+		newest := map[string]time.Time{}
+		for _, g := range a.cap.entries() {
+			if g.ts.After(newest[g.labels]) {
+				newest[g.labels] = g.ts
+			}
+		}
+		got := b.cap.entries()
+		require.NotEmpty(t, got)
+		rewritten := 0
+		for _, g := range got {
+			if n, ok := newest[g.labels]; ok {
+				assert.False(t, g.ts.Before(n.Add(-time.Hour)), "%s at %s is too far behind %s", g.labels, g.ts, n)
+				if strings.Contains(g.md["annotations"], "timestamp_rewritten") {
+					rewritten++
+					assert.Equal(t, "2026-11-21T08", g.md["original_timestamp"][:13])
+				}
+			}
+		}
+		assert.Positive(t, rewritten)
+	})
+	t.Run("dead_letter", func(t *testing.T) {
+		e := newEnv(t, func(c *Config) { c.OldEntries = DeadLetter })
+		root, path, data := journalAt(t)
+		_, err := e.pipe.Ship(ctx, tailRecords(path, data, testNow), "t")
+		require.NoError(t, err)
+		path2, shifted := shiftedJournal(t, root, data)
+		res, err := e.pipe.Ship(ctx, tailRecords(path2, shifted, testNow), "t")
+		require.NoError(t, err)
+		assert.Positive(t, res.DeadLettered)
+		assert.Contains(t, strings.Join(e.deadLetters(t), "\n"), "too far behind its newest entry")
+	})
 }
