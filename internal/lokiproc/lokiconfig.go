@@ -147,3 +147,25 @@ func schema() map[string]any {
 		"index":        map[string]any{"prefix": "index_", "period": "24h"},
 	}}}
 }
+
+// StockLimits returns Limits overrides that bring back what a stock Loki 3
+// does and DefaultLimits keeps out of the way: entries older than a week
+// refused, busy streams sharded (here from 8 KB/s, so that a test's
+// streams are), and a tenant ingestion rate low enough (256 KB/s, bursts
+// of 512 KB) that a test meets 429s. The ingester keeps its stock
+// max_chunk_age (2h): entries over an hour behind their stream's newest
+// are refused.
+func StockLimits() map[string]any {
+	return map[string]any{
+		"ingestion_rate_mb":           0.25,
+		"ingestion_burst_size_mb":     0.5,
+		"per_stream_rate_limit":       "3MB",
+		"per_stream_rate_limit_burst": "15MB",
+		"reject_old_samples":          true,
+		"reject_old_samples_max_age":  "168h",
+		"shard_streams": map[string]any{
+			"enabled":      true,
+			"desired_rate": "8KB",
+		},
+	}
+}

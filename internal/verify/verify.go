@@ -9,6 +9,7 @@ package verify
 import (
 	"cmp"
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -30,6 +31,20 @@ const Selector = `{service_name="agent-sessions"}`
 // Landed runs every check for corpus c written under root, into a Loki
 // holding nothing else. node is the expected node label.
 func Landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string) {
+	t.Helper()
+	landed(t, lokiURL, c, root, node, false)
+}
+
+// LandedRestamped is Landed for a Loki with its stock window: a line
+// too far behind its stream's newest entry (a corpus spanning more than
+// an hour) may be shipped re-stamped, annotated timestamp_rewritten with
+// its own time in original_timestamp; everything else is as in Landed.
+func LandedRestamped(t testing.TB, lokiURL string, c *sample.Corpus, root, node string) {
+	t.Helper()
+	landed(t, lokiURL, c, root, node, true)
+}
+
+func landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string, restamped bool) {
 	t.Helper()
 	q := &lokiquery.Client{URL: lokiURL}
 	from, to := time.Now().Add(-6*time.Hour), time.Now().Add(time.Minute)
@@ -56,6 +71,9 @@ func Landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string) {
 		for _, l := range f.Lines {
 			e, ok := byPlace[path+"@"+strconv.FormatInt(l.Offset, 10)]
 			require.True(t, ok, "%s offset %d is in Loki", f.Rel, l.Offset)
+			if restamped {
+				e = unstamped(t, e)
+			}
 			line(t, f, l, e, node)
 		}
 	}
@@ -233,4 +251,23 @@ func cost(t testing.TB, l sample.Line, md map[string]string, where string) {
 		assert.InDelta(t, want, got, 1e-10, "%s: cost_usd", where)
 	}
 	assert.Equal(t, p.entry, md["cost_model"], where)
+}
+
+// unstamped removes timestamp_rewritten from a re-stamped entry's
+// annotations, checking that it kept its own time.
+func unstamped(t testing.TB, e lokiquery.Entry) lokiquery.Entry {
+	kinds := strings.Split(e.Metadata["annotations"], ",")
+	i := slices.Index(kinds, "timestamp_rewritten")
+	if i < 0 {
+		return e
+	}
+	assert.NotEmpty(t, e.Metadata["original_timestamp"], "a re-stamped entry keeps its own time")
+	md := maps.Clone(e.Metadata)
+	md["annotations"] = strings.Join(slices.Delete(kinds, i, i+1), ",")
+	if md["annotations"] == "" {
+		delete(md, "annotations")
+	}
+	delete(md, "original_timestamp")
+	e.Metadata = md
+	return e
 }
