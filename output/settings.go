@@ -56,6 +56,7 @@ var Settings = []Setting{
 	{"Old_Entries", "rewrite", "Entries outside Loki's time window: rewrite (stamp now, keep original_timestamp) or dead_letter."},
 	{"Max_Entry_Age", "168h", "Loki's reject_old_samples_max_age."},
 	{"Max_Future_Skew", "10m", "Loki's creation_grace_period."},
+	{"Max_Behind", "1h", "How far behind its stream's newest entry Loki's ingester accepts one (half its max_chunk_age); older entries follow Old_Entries before they are sent. 0: off."},
 	{"Ledger_Path", "/var/lib/journalship/ledger.db", "Shipping ledger (SQLite); shared by every instance using the same path."},
 	{"Dead_Letter_Path", "/var/lib/journalship/deadletter.jsonl", "Dead-letter JSONL file."},
 	{"Metrics_Address", "127.0.0.1:2021", "Prometheus endpoint (one per process); off disables it."},
@@ -107,6 +108,7 @@ func parseConfig(get Getter) (config, error) {
 	c.pricingOff = strings.EqualFold(c.pricing.Path, "none")
 	p.duration("Price_Reload_Interval", &c.pricing.ReloadInterval)
 	c.pipeline.Tenant = c.loki.TenantID
+	c.loki.MaxBehind = c.pipeline.MaxBehind
 	c.logLevel = p.level("Log_Level")
 	if p.err != nil {
 		return c, p.err
@@ -197,6 +199,10 @@ func (p *parser) pipelineSettings(c *pipeline.Config) {
 	}
 	p.duration("Max_Entry_Age", &c.MaxEntryAge)
 	p.duration("Max_Future_Skew", &c.MaxFutureSkew)
+	p.duration("Max_Behind", &c.MaxBehind)
+	if c.MaxBehind < 0 {
+		p.fail("Max_Behind", fmt.Errorf("%s is negative (0 turns the check off)", c.MaxBehind))
+	}
 	p.size("Lookbehind_Window", &c.Lookbehind.Window)
 }
 

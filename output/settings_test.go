@@ -45,7 +45,7 @@ func TestEverySettingIsRead(t *testing.T) {
 		"Timeout": "3", "Max_Request_Bytes": "2M", "Log_Key": "message", "Path_Key": "path", "Offset_Key": "off",
 		"Labels": "service_name=agents,cluster=prod", "Label_Keys": "event_type", "Metadata_Keys": "job_id,seq",
 		"Node_Name": "n1", "Known_Schema_Versions": "1,2", "Max_Line_Bytes": "64K", "Old_Entries": "dead_letter",
-		"Max_Entry_Age": "24h", "Max_Future_Skew": "1m", "Ledger_Path": "none", "Dead_Letter_Path": "/tmp/dl.jsonl",
+		"Max_Entry_Age": "24h", "Max_Future_Skew": "1m", "Max_Behind": "30m", "Ledger_Path": "none", "Dead_Letter_Path": "/tmp/dl.jsonl",
 		"Metrics_Address": "off", "Lookbehind_Window": "8K", "Log_Level": "debug",
 	}))
 	require.NoError(t, err)
@@ -62,6 +62,8 @@ func TestEverySettingIsRead(t *testing.T) {
 	assert.Equal(t, 64<<10, c.pipeline.MaxLineBytes)
 	assert.Equal(t, pipeline.DeadLetter, c.pipeline.OldEntries)
 	assert.Equal(t, 24*time.Hour, c.pipeline.MaxEntryAge)
+	assert.Equal(t, 30*time.Minute, c.pipeline.MaxBehind)
+	assert.Equal(t, 30*time.Minute, c.loki.MaxBehind, "the client explains Loki's counts with the same window")
 	assert.True(t, c.ledgerOff)
 	assert.Empty(t, c.metrics.Address)
 	assert.Equal(t, 8<<10, c.pipeline.Lookbehind.Window)
@@ -72,6 +74,7 @@ func TestBadSettingsNameTheSetting(t *testing.T) {
 	cases := map[string]map[string]string{
 		"TLS_Verify":        {"TLS_Verify": "maybe"},
 		"Timeout":           {"Timeout": "soon"},
+		"Max_Behind":        {"Max_Behind": "-1h"},
 		"Max_Request_Bytes": {"Max_Request_Bytes": "-5"},
 		"Label_Keys":        {"Label_Keys": "color"},
 		"Headers":           {"Headers": "no-equals"},
