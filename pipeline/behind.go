@@ -54,6 +54,9 @@ type streamMark struct {
 	key     string
 	newest  time.Time // sent or about to be sent by this process
 	ceiling time.Time // in the ledger: at least any process's newest
+	// published is the ceiling this process wrote last: a ceiling no
+	// higher is its own, and newest tells more exactly (without slack).
+	published time.Time
 }
 
 func newBehind(window time.Duration, l Ledger) *behind {
@@ -105,8 +108,8 @@ func (b *behind) admit(labels []loki.Label, ts time.Time) (ok bool, cut time.Tim
 	defer b.mu.Unlock()
 	m := b.mark(labels)
 	newest := m.newest
-	if m.ceiling.After(newest) {
-		newest = m.ceiling
+	if m.ceiling.After(m.published) && m.ceiling.After(newest) {
+		newest = m.ceiling // another process's, slack included
 	}
 	if !newest.IsZero() {
 		if cut = newest.Add(-b.window); cut.After(ts) {
@@ -185,8 +188,12 @@ func (b *behind) publish(ctx context.Context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for key, ns := range marks {
-		if m := b.byKey[key]; time.Unix(0, ns).After(m.ceiling) {
-			m.ceiling = time.Unix(0, ns)
+		m, t := b.byKey[key], time.Unix(0, ns)
+		if t.After(m.published) {
+			m.published = t
+		}
+		if t.After(m.ceiling) {
+			m.ceiling = t
 		}
 	}
 	return nil

@@ -143,3 +143,24 @@ func TestEntriesTooFarBehindAreNeverSent(t *testing.T) {
 		assert.Contains(t, strings.Join(e.deadLetters(t), "\n"), "too far behind its newest entry")
 	})
 }
+
+// TestOwnCeilingDoesNotRestamp: the ceiling a process writes for others
+// carries slack; the process itself judges by the exact newest time, so
+// an entry 58 minutes behind, which Loki accepts, keeps its time.
+func TestOwnCeilingDoesNotRestamp(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, nil)
+	root, path, data := journalAt(t)
+	_, err := e.pipe.Ship(ctx, tailRecords(path, data, testNow), "t")
+	require.NoError(t, err)
+	// The next Ship reads the ceilings back from the ledger.
+	shifted := []byte(strings.ReplaceAll(string(data), "2026-11-21T10:00:", "2026-11-21T09:02:"))
+	path2 := filepath.Join(root, goldenJob, "session_20261121T090200Z_agent-worker-3.jsonl")
+	require.NoError(t, os.WriteFile(path2, shifted, 0o644))
+	e.pipe.behind.read = time.Time{} // due for a refresh
+	_, err = e.pipe.Ship(ctx, tailRecords(path2, shifted, testNow), "t")
+	require.NoError(t, err)
+	for _, g := range e.cap.entries() {
+		assert.NotContains(t, g.md["annotations"], "timestamp_rewritten", "%s %s", g.labels, g.ts)
+	}
+}
