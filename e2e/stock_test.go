@@ -133,7 +133,7 @@ func TestStockLokiEveryLineOnce(t *testing.T) {
 	sel := `{service_name="agent-copies"}`
 	assert.Equal(t, lines, countEntries(t, q, sel, 170*time.Hour), "every copied line once")
 	rewritten, err := q.QueryRange(context.Background(), sel+` | annotations=~".*timestamp_rewritten.*"`,
-		time.Now().Add(-170*time.Hour), time.Now().Add(time.Minute), 5000, "forward")
+		time.Now().Add(-170*time.Hour), time.Now().Add(time.Minute), lokiquery.DefaultPageLimit, "forward")
 	require.NoError(t, err)
 	assert.NotEmpty(t, rewritten, "the old copies were re-stamped, not refused")
 	for _, e := range rewritten {
