@@ -27,11 +27,11 @@ import (
 type fault int
 
 const (
-	pass         fault = iota
-	refuse             // answer 503 without forwarding: Loki never saw it
-	hang               // answer nothing until the client gives up: Loki never saw it
-	loseAnswer         // forward, then answer 500: Loki stored it, the client cannot know
-	killShipper        // forward, then SIGKILL the shipper before it hears Loki's answer
+	pass        fault = iota
+	refuse            // answer 503 without forwarding: Loki never saw it
+	hang              // answer nothing until the client gives up: Loki never saw it
+	loseAnswer        // forward, then answer 500: Loki stored it, the client cannot know
+	killShipper       // forward, then SIGKILL the shipper before it hears Loki's answer
 )
 
 // faultProxy stands in front of the real Loki and injects the faults

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/verify"
+	"github.com/journalship/journalship/output"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -168,4 +172,87 @@ func shiftTimes(data []byte, d time.Duration) []byte {
 		}
 		return []byte(`"timestamp":"` + ts.Add(d).UTC().Format("2006-01-02T15:04:05.000Z") + `"`)
 	})
+}
+
+// chunksOf cuts every file of corpus (written under root) into tail chunks
+// of 1 to maxLines lines, shuffled.
+func chunksOf(t *testing.T, corpus *sample.Corpus, root string, seed int64, maxLines int) []string {
+	t.Helper()
+	rng := rand.New(rand.NewSource(seed))
+	var chunks []string
+	for _, f := range corpus.Files {
+		path := filepath.Join(root, f.Rel)
+		for i := 0; i < len(f.Lines); {
+			n := 1 + rng.Intn(maxLines)
+			var evs []chunk.Event
+			for _, l := range f.Lines[i:min(i+n, len(f.Lines))] {
+				evs = append(evs, chunk.TailEvent(chunk.DefaultConfig(), time.Now(), path, l.Offset, []byte(l.Text)))
+			}
+			chunks = append(chunks, writeChunk(t, chunk.FormatV2, evs...))
+			i += n
+		}
+	}
+	rng.Shuffle(len(chunks), func(i, j int) { chunks[i], chunks[j] = chunks[j], chunks[i] })
+	return chunks
+}
+
+// flushUntilAcknowledged flushes every chunk through the .so in the C host
+// as Fluent Bit would: a chunk answered FLB_RETRY is flushed again in the
+// next round, by a new host process (a Fluent Bit restart, with the same
+// ledger), until every chunk is acknowledged. It returns the rounds taken
+// and how many flushes asked for a retry.
+func flushUntilAcknowledged(t *testing.T, chunks []string, props []string, tag string) (rounds, retries int) {
+	t.Helper()
+	pending := chunks
+	for rounds = 1; len(pending) > 0; rounds++ {
+		require.LessOrEqual(t, rounds, 30, "%d chunks never acknowledged", len(pending))
+		var script strings.Builder
+		script.WriteString(instanceScript("a", props...))
+		script.WriteString("init a\n")
+		for _, c := range pending {
+			fmt.Fprintf(&script, "flush a %s %s\n", c, tag)
+		}
+		script.WriteString("exit a\nunregister\n")
+		stdout, err := runHost(t, script.String())
+		require.NoError(t, err, stdout)
+		codes := rcs(stdout, "flush a")
+		require.Len(t, codes, len(pending), stdout)
+		var again []string
+		for i, rc := range codes {
+			require.Contains(t, []int{output.OK, output.Retry}, rc, "flush of %s", pending[i])
+			if rc == output.Retry {
+				again = append(again, pending[i])
+			}
+		}
+		retries += len(again)
+		pending = again
+		if len(pending) > 0 {
+			time.Sleep(time.Second) // Loki's rate limiter refills
+		}
+	}
+	return rounds - 1, retries
+}
+
+// TestStockLokiThroughThePlugin: the mixed corpus in shuffled tail chunks
+// through the .so in the C host into a Loki with stock limits whose tenant
+// rate answers 429s: flushes asked to retry are flushed again after a
+// restart. Every line is there once, as the truth has it, and the token
+// sums equal the truth's.
+func TestStockLokiThroughThePlugin(t *testing.T) {
+	loki := lokiproc.ForTest(t, lokiproc.Config{Limits: lokiproc.StockLimits()})
+	q := &lokiquery.Client{URL: loki.URL}
+	corpus := mixedCorpus(t)
+	node := filepath.Join(t.TempDir(), "node")
+	require.NoError(t, corpus.WriteTo(node))
+	props := append(propsFor(t, loki.URL), "Node_Name", "node-stock", "Format_Roots", mixedRoots(node),
+		"Max_Request_Bytes", "64K")
+	rounds, retries := flushUntilAcknowledged(t, chunksOf(t, corpus, node, 5, 40), props, "node.x")
+	t.Logf("%d rounds, %d flushes retried", rounds, retries)
+	require.Positive(t, retries, "Loki's rate limit made some flushes retry")
+	verify.LandedRestamped(t, loki.URL, corpus, node, "node-stock")
+	want := 0
+	for _, f := range corpus.Files {
+		want += len(f.Lines)
+	}
+	assert.Equal(t, want, countEntries(t, q, verify.Selector, 7*time.Hour), "entries stored, duplicates included")
 }
