@@ -86,14 +86,22 @@ func checkCovered(w *wtx, path string, size, tailFrom int64) error {
 	return &Error{Op: "finish", Path: path, Kind: ErrNotCovered, Err: cause}
 }
 
-// Forget removes every row of path (its ranges and finished state); the
-// retention agent calls it after deleting the file. Forgetting an unknown
-// path is not an error.
+// Forget removes every row of path (its ranges and finished state, and
+// the marks kept under FileMarks(path)); the retention agent calls it
+// after deleting the file. Forgetting an unknown path is not an error.
 func (l *Ledger) Forget(ctx context.Context, path string) error {
 	if path == "" {
 		return invalid("forget", path, errors.New("empty path"))
 	}
 	return l.write(ctx, "forget", path, func(w *wtx) error {
-		return w.exec(sForget, path)
+		if err := w.exec(sForget, path); err != nil {
+			return err
+		}
+		return w.exec(sForgetMarks, FileMarks(path))
 	})
 }
+
+// FileMarks is the marks key of one journal file's own facts (the marks
+// of a session are kept under its main journal's path): forgotten with
+// the file.
+func FileMarks(path string) string { return "file:" + path }

@@ -53,7 +53,7 @@ var Settings = []Setting{
 	{"Format_Roots", "", "Restrict formats to roots: format=/dir:/dir2,format2=/dir3. Unset: each format's layout anywhere."},
 	{"Known_Schema_Versions", "1", "buffer_schema_version values judged strictly; others best-effort."},
 	{"Max_Line_Bytes", "256K", "Longer lines are dead-lettered (Loki's max_line_size)."},
-	{"Old_Entries", "rewrite", "Entries outside Loki's time window: rewrite (stamp now, keep original_timestamp) or dead_letter."},
+	{"Old_Entries", "rewrite", "Entries Loki would refuse for their time (too old, too new, too far behind their stream): rewrite (stamp with a time Loki accepts, the same on every retry; original_timestamp keeps the event's) or dead_letter."},
 	{"Max_Entry_Age", "168h", "Loki's reject_old_samples_max_age."},
 	{"Max_Future_Skew", "10m", "Loki's creation_grace_period."},
 	{"Max_Behind", "1h", "How far behind its stream's newest entry Loki's ingester accepts one (half its max_chunk_age); older entries follow Old_Entries before they are sent. 0: off."},

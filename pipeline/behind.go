@@ -122,6 +122,22 @@ func (b *behind) admit(labels []loki.Label, ts time.Time) (ok bool, cut time.Tim
 	return true, time.Time{}
 }
 
+// accepts tells whether Loki accepts an entry of stream labels at ts,
+// without taking it into account.
+func (b *behind) accepts(labels []loki.Label, ts time.Time) bool {
+	if b.window <= 0 || len(labels) == 0 {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m := b.mark(labels)
+	newest := m.newest
+	if m.ceiling.After(m.published) && m.ceiling.After(newest) {
+		newest = m.ceiling
+	}
+	return newest.IsZero() || !newest.Add(-b.window).After(ts)
+}
+
 // refresh reads the ceilings other processes wrote, at most every
 // behindRefresh. A ledger that cannot be read leaves the known ones.
 func (b *behind) refresh(ctx context.Context, now time.Time) {

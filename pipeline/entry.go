@@ -151,7 +151,7 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 		it.annots |= aJobIDMismatch
 	}
 	it.labels = p.labelSet.get(it.format, eventTypeValue(it), it.outcome.String(), p.versionValue(f))
-	stamp, reason, outside := p.window(w, i)
+	stamp, reason, outside := p.window(w, f, i)
 	if outside && p.cfg.OldEntries == DeadLetter {
 		w.deadLetter(i, dlOutsideWindow, reason)
 		return
@@ -171,23 +171,29 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 // window tells whether Loki would refuse item i's time: outside its age
 // window (too old, too new) or too far behind its stream's newest entry.
 // Then it returns the time to stamp the entry with under Old_Entries
-// rewrite and the reason to dead-letter it with otherwise. An entry
-// stamped now moves its stream's newest time; one too far behind is
-// stamped at the oldest time its stream accepts, so that entries of a
+// rewrite (see restamp) and the reason to dead-letter it with otherwise.
+// A line too old or too new is stamped about now; one too far behind at
+// about the oldest time its stream accepts, so that the entries of a
 // backfill after it keep their own times.
-func (p *Pipeline) window(w *work, i int) (stamp time.Time, reason string, outside bool) {
+func (p *Pipeline) window(w *work, f *fileState, i int) (stamp time.Time, reason string, outside bool) {
 	it := &w.items[i]
 	// One clock reading per Ship; a record's index keeps re-stamped
 	// entries in file order within the flush.
 	now := w.now.Add(time.Duration(i))
+	var need time.Time
 	if p.outsideWindow(it.ts, now) {
-		p.behind.admit(it.labels, now)
-		return now, outsideReason(it.ts), true
+		need, reason = now, outsideReason(it.ts)
+	} else if ok, cut := p.behind.admit(it.labels, it.ts); !ok {
+		need, reason = cut.Add(time.Duration(i)), behindReason(it.ts, cut)
+	} else {
+		return time.Time{}, "", false
 	}
-	if ok, cut := p.behind.admit(it.labels, it.ts); !ok {
-		return cut.Add(time.Duration(i)), behindReason(it.ts, cut), true
+	if p.cfg.OldEntries == DeadLetter {
+		return time.Time{}, reason, true
 	}
-	return time.Time{}, "", false
+	stamp = p.restamp(w, f, i, need)
+	p.behind.admit(it.labels, stamp)
+	return stamp, reason, true
 }
 
 func (p *Pipeline) versionValue(f *fileState) string {

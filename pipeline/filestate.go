@@ -50,8 +50,12 @@ type fileState struct {
 	// runCost is no sum to compare a stated cost with.
 	runUnpriced bool
 
-	lastTS   time.Time // the last event time seen, the fallback for lines without one
-	lastUsed uint64
+	lastTS time.Time // the last event time seen, the fallback for lines without one
+	// restampBase is the file's re-stamp base (see restamp), read from
+	// the ledger once (restampRead).
+	restampBase time.Time
+	restampRead bool
+	lastUsed    uint64
 }
 
 type stepModel struct {

@@ -153,7 +153,8 @@ func (p *Pipeline) Ship(ctx context.Context, recs []chunk.Record, tag string) (R
 	w := p.works.Get().(*work)
 	defer p.works.Put(w)
 	w.reset(recs, tag)
-	w.now = p.cfg.Now()
+	w.now, w.ctx = p.cfg.Now(), ctx
+	defer func() { w.ctx = nil }()
 	p.behind.refresh(ctx, w.now)
 	p.process(ctx, w)
 	if err := p.deliver(ctx, w); err != nil {

@@ -164,3 +164,49 @@ func TestOwnCeilingDoesNotRestamp(t *testing.T) {
 		assert.NotContains(t, g.md["annotations"], "timestamp_rewritten", "%s %s", g.labels, g.ts)
 	}
 }
+
+// TestRestampedTimesSurviveRetries: lines too old for Loki are re-stamped;
+// a flush that failed and is retried minutes later stamps them exactly as
+// the first attempt did, also after a restart (the file's base is kept
+// in the ledger), so a line Loki stored unheard is sent again as the
+// same entry.
+func TestRestampedTimesSurviveRetries(t *testing.T) {
+	ctx := context.Background()
+	stamps := func(e *env) map[string]time.Time {
+		out := map[string]time.Time{}
+		for _, g := range e.cap.entries() {
+			out[g.md["byte_offset"]] = g.ts
+		}
+		return out
+	}
+	old := func(data []byte) []byte {
+		return []byte(strings.ReplaceAll(string(data), "2026-11-21T10:", "2026-01-21T10:"))
+	}
+	// The reference: shipped at once.
+	ref := newEnv(t, nil)
+	_, path, data := journalAt(t)
+	require.NoError(t, os.WriteFile(path, old(data), 0o644))
+	_, err := ref.pipe.Ship(ctx, tailRecords(path, old(data), testNow), "t")
+	require.NoError(t, err)
+	want := stamps(ref)
+	require.NotEmpty(t, want)
+
+	// The same, refused by Loki first and retried three minutes later.
+	now := testNow
+	e := newEnv(t, func(c *Config) { c.Now = func() time.Time { return now } })
+	_, path, data = journalAt(t)
+	require.NoError(t, os.WriteFile(path, old(data), 0o644))
+	e.cap.setStatus(http.StatusServiceUnavailable)
+	_, err = e.pipe.Ship(ctx, tailRecords(path, old(data), testNow), "t")
+	require.Error(t, err)
+	e.cap.setStatus(http.StatusNoContent)
+	now = testNow.Add(3 * time.Minute)
+	restarted, err := New(e.pipe.cfg, e.pipe.deps) // a restart: only the ledger remembers
+	require.NoError(t, err)
+	_, err = restarted.Ship(ctx, tailRecords(path, old(data), testNow), "t")
+	require.NoError(t, err)
+	assert.Equal(t, want, stamps(e))
+	for _, g := range e.cap.entries() {
+		assert.Contains(t, g.md["annotations"], "timestamp_rewritten")
+	}
+}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"time"
 
@@ -94,6 +95,10 @@ type work struct {
 	lastTS time.Time // the last event time seen in the current file
 	now    time.Time // the clock at the start of the Ship
 	tally  tally
+	ctx    context.Context
+	// restamps are the re-stamp bases decided in this flush, written to
+	// the ledger before the push.
+	restamps []restampDecision
 }
 
 // judge returns this work's judge for f, made on first use.
@@ -121,6 +126,7 @@ func (w *work) reset(recs []chunk.Record, tag string) {
 	w.arena.Reset(size)
 	w.meta = slices.Grow(w.meta[:0], len(recs)*maxMeta)
 	w.batch.Reset()
+	w.restamps = w.restamps[:0]
 	w.retry.Reset()
 	w.dl, w.segs, w.last = w.dl[:0], w.segs[:0], w.last[:0]
 	w.result, w.unver = Result{Lines: len(recs)}, 0

@@ -1,0 +1,98 @@
+package pipeline
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/loki"
+)
+
+// A line Loki would refuse for its time and that Old_Entries rewrite
+// ships re-stamped gets a time derived from its file and its place in it:
+// the file's re-stamp base plus the line's byte offset in nanoseconds.
+// The base is a decision kept in the ledger (under ledger.FileMarks), so
+// a retry, a restart, another worker, `ship` and the finalizer send the
+// line as the same entry, which Loki's head block then keeps once, as
+// long as that time is one Loki still accepts; when it is not (the
+// stream moved on an hour, the base aged out of the window), a new base
+// is chosen.
+const (
+	restampMark = "restamp_base"
+	// restampMargin keeps a reused time clear of the old edge of Loki's
+	// window, for the time the request takes and Loki's clock.
+	restampMargin = 10 * time.Minute
+)
+
+// restampDecision is a file's new re-stamp base, written before the push.
+type restampDecision struct {
+	path string
+	base time.Time
+}
+
+// restamp returns the time to stamp line i of file f with: the file's
+// base plus the line's offset when Loki accepts it, else need (the time
+// the line would be stamped with now), recording the base that gives it.
+func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Time {
+	r, it := &w.recs[i], &w.items[i]
+	if !r.HasOffset || len(r.Path) == 0 {
+		return need
+	}
+	off := time.Duration(r.Offset)
+	if !f.restampRead {
+		f.restampBase, f.restampRead = p.readRestamp(w.ctx, string(r.Path)), true
+	}
+	if b := f.restampBase; !b.IsZero() {
+		if t := b.Add(off); p.stampable(w, it.labels, t) {
+			return t
+		}
+	}
+	f.restampBase = need.Add(-off)
+	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), base: f.restampBase})
+	return need
+}
+
+// stampable tells whether Loki accepts an entry of stream labels at t.
+func (p *Pipeline) stampable(w *work, labels []loki.Label, t time.Time) bool {
+	if t.Before(w.now.Add(-p.cfg.MaxEntryAge+restampMargin)) || t.After(w.now.Add(p.cfg.MaxFutureSkew/2)) {
+		return false
+	}
+	return p.behind.accepts(labels, t)
+}
+
+// readRestamp returns the re-stamp base the ledger keeps for path, or the
+// zero time.
+func (p *Pipeline) readRestamp(ctx context.Context, path string) time.Time {
+	if p.behind.store == nil {
+		return time.Time{}
+	}
+	marks, err := p.behind.store.Marks(ctx, ledger.FileMarks(path))
+	if err != nil {
+		return time.Time{}
+	}
+	ns, err := strconv.ParseInt(marks[restampMark], 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// publishRestamps writes the flush's new re-stamp bases before its push.
+func (p *Pipeline) publishRestamps(ctx context.Context, w *work) error {
+	s, ok := p.deps.Ledger.(setMarker)
+	if !ok {
+		return nil
+	}
+	for _, d := range w.restamps {
+		if err := s.SetMarks(ctx, ledger.FileMarks(d.path), map[string]string{restampMark: strconv.FormatInt(d.base.UnixNano(), 10)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setMarker is a ledger that stores marks (*ledger.Ledger).
+type setMarker interface {
+	SetMarks(ctx context.Context, session string, marks map[string]string) error
+}
