@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"sync/atomic"
 
@@ -71,6 +72,10 @@ type Before struct {
 	// needs no second look-behind for its model.
 	RequestStep  int64
 	RequestModel string
+	// Time is the time of the nearest line before with one (HasTime):
+	// what a line without a readable time takes.
+	Time    time.Time
+	HasTime bool
 }
 
 // Reader performs look-behinds. It is safe for concurrent use.
@@ -137,6 +142,9 @@ func scanBack(buf []byte, atFileStart bool, step int64, j format.Judge) Before {
 		// carries a valid seq counts. No file state: the lines are read
 		// backwards, each on its own.
 		j.Judge(l, nil, &a, &ev)
+		if ev.HasTime && !b.HasTime {
+			b.Time, b.HasTime = ev.Time, true
+		}
 		if ev.HasSeq && (!b.SeqKnown || ev.Seq > b.PrevSeq) {
 			b.SeqKnown, b.PrevSeq = true, ev.Seq
 		}

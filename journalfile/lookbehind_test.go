@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,20 +49,20 @@ func TestLookbehind(t *testing.T) {
 
 	b, err := r.Lookbehind(path, offs[4], []byte(lines[4]), 1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Model: "m-new", Exact: true, RequestStep: 1, RequestModel: "m-new"}, b, "walks over the torn line")
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Model: "m-new", Exact: true, RequestStep: 1, RequestModel: "m-new"}, noTime(b), "walks over the torn line")
 
 	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), 0, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 1, Model: "m-old", Exact: true, RequestModel: "m-old"}, b)
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 1, Model: "m-old", Exact: true, RequestModel: "m-old"}, noTime(b))
 
 	b, err = r.Lookbehind(path, offs[4], []byte(lines[4]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Exact: true, RequestStep: 1, RequestModel: "m-new"}, b, "the nearest request, whatever its step")
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Exact: true, RequestStep: 1, RequestModel: "m-new"}, noTime(b), "the nearest request, whatever its step")
 	assert.EqualValues(t, 3, r.Reads())
 
 	b, err = r.Lookbehind(path, 0, []byte(lines[0]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, AtStart: true}, b)
+	assert.Equal(t, Before{SeqKnown: true, AtStart: true}, noTime(b))
 }
 
 func TestLookbehindAtStartWithoutSeq(t *testing.T) {
@@ -70,10 +71,10 @@ func TestLookbehindAtStartWithoutSeq(t *testing.T) {
 	r, _ := New(DefaultConfig())
 	b, err := r.Lookbehind(path, offs[1], []byte(lines[1]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, AtStart: true, Exact: true}, b)
+	assert.Equal(t, Before{SeqKnown: true, AtStart: true, Exact: true}, noTime(b))
 	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 5, Exact: true}, b)
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 5, Exact: true}, noTime(b))
 }
 
 func TestLookbehindWindowExhausted(t *testing.T) {
@@ -127,7 +128,7 @@ func TestLookbehindTakesTheHighestRecentSeq(t *testing.T) {
 	r, _ := New(DefaultConfig())
 	b, err := r.Lookbehind(path, offs[len(offs)-1], []byte(lines[len(lines)-1]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 9, Exact: true}, b, "stale seqs do not hide seq 9")
+	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 9, Exact: true}, noTime(b), "stale seqs do not hide seq 9")
 }
 
 // cortexJudge judges the look-behind's lines as Cortex Plane events, the
@@ -149,4 +150,32 @@ func TestReplay(t *testing.T) {
 	assert.Empty(t, got, "nothing precedes the first line")
 	assert.ErrorIs(t, r.Replay(path, 17, []byte(`{"a":9}`), collect), ErrChanged, "the file no longer holds the line")
 	assert.ErrorIs(t, r.Replay(path, 16, []byte(`{"a":3}`), collect), ErrChanged, "the offset is not a line's start")
+}
+
+// noTime clears what a look-behind found of times, for the tests about
+// seqs and models.
+func noTime(b Before) Before {
+	b.Time, b.HasTime = time.Time{}, false
+	return b
+}
+
+// TestLookbehindFindsTheNearestTime: a line without a readable time takes
+// the time of the nearest line before it that has one, over torn lines.
+func TestLookbehindFindsTheNearestTime(t *testing.T) {
+	lines := []string{
+		j("SESSION_START", `"seq":0`),
+		`{"type":"LLM_REQUEST","timestamp":"2026-11-21T10:00:07Z","seq":1,"step_index":0,"model":"m"}`,
+		`{"type":"LLM_RESP`,
+		`not json`,
+	}
+	path, offs := writeJournal(t, lines...)
+	r, err := New(DefaultConfig())
+	require.NoError(t, err)
+	b, err := r.Lookbehind(path, offs[3], []byte(lines[3]), -1, cortexJudge())
+	require.NoError(t, err)
+	assert.True(t, b.HasTime)
+	assert.Equal(t, time.Date(2026, 11, 21, 10, 0, 7, 0, time.UTC), b.Time.UTC())
+	b, err = r.Lookbehind(path, offs[0], []byte(lines[0]), -1, cortexJudge())
+	require.NoError(t, err)
+	assert.False(t, b.HasTime, "nothing before the first line")
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/journalship/journalship/chunk"
 	"math"
 	"slices"
 	"strconv"
@@ -130,19 +131,8 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	r, it, ev := &w.recs[i], &w.items[i], &w.ev
 	it.ts = ev.Time
 	if !ev.HasTime {
-		// The previous line's time keeps the line in place on the
-		// session's timeline; a file's first line takes the start its
-		// name states to the second (Cortex Plane's session_<ts>; a date
-		// alone, Codelia's, says too little); Fluent Bit's read time is
-		// the last resort.
-		it.ts, it.annots = w.lastTS, it.annots|aTimestampFallback
-		if st := f.path.Started; it.ts.IsZero() && r.HasOffset && r.Offset == 0 && !st.IsZero() &&
-			!st.Equal(st.Truncate(24*time.Hour)) && st.Before(r.Time) {
-			it.ts = st
-		}
-		if it.ts.IsZero() {
-			it.ts = r.Time
-		}
+		it.ts, it.annots = p.fallbackTime(w, f, i), it.annots|aTimestampFallback
+		w.lastTS, w.tsEnd = it.ts, endOf(r)
 	}
 	if f.path.Problem != "" {
 		it.annots |= aPathMismatch
@@ -392,4 +382,51 @@ func annotList(w *work, it *item) string {
 // cent (far below any token's price) so float noise does not show.
 func formatUSD(b []byte, usd float64) []byte {
 	return strconv.AppendFloat(b, math.Round(usd*1e11)/1e11, 'f', -1, 64)
+}
+
+// fallbackTime is the time of a line without a readable one: the time of
+// the nearest line before it in its file that has one, which keeps it in
+// place on its session's timeline and is the same however the file was
+// cut into chunks, retried or shipped (plugin, `ship`, the finalizer).
+// That line is found in the chunk, in memory of earlier chunks, or read
+// back from the file. When none precedes it, the line takes the start the
+// file's name states to the second (Cortex Plane's session_<ts>; a date
+// alone, Codelia's, says too little), else a time kept in the ledger (see
+// restamp). A record without an offset takes the chunk's previous time,
+// else Fluent Bit's read time.
+func (p *Pipeline) fallbackTime(w *work, f *fileState, i int) time.Time {
+	r := &w.recs[i]
+	if !r.HasOffset || len(r.Path) == 0 {
+		if !w.lastTS.IsZero() {
+			return w.lastTS
+		}
+		return r.Time
+	}
+	if d := r.Offset - w.tsEnd; w.tsEnd >= 0 && d >= 0 && d <= 1 {
+		return w.lastTS
+	}
+	if ts, ok := f.timeBefore(r.Offset); ok {
+		return ts
+	}
+	if r.Offset > 0 {
+		b, err := p.reader.Lookbehind(string(r.Path), r.Offset, r.Line, -1, w.judge(f.format))
+		switch {
+		case err == nil && b.HasTime:
+			return b.Time
+		case err != nil:
+			p.deps.Logger.Debugf("file=%s offset=%d: no time before a line without one: %v", r.Path, r.Offset, err)
+		}
+	}
+	if st := f.path.Started; !st.IsZero() && !st.Equal(st.Truncate(24*time.Hour)) && st.Before(r.Time) {
+		return st
+	}
+	return p.restamp(w, f, i, r.Time)
+}
+
+// endOf is the offset just past record r's line, -1 without an offset.
+func endOf(r *chunk.Record) int64 {
+	if !r.HasOffset {
+		return -1
+	}
+	return r.Offset + lineLen(r) + 1
 }

@@ -50,7 +50,10 @@ type fileState struct {
 	// runCost is no sum to compare a stated cost with.
 	runUnpriced bool
 
-	lastTS time.Time // the last event time seen, the fallback for lines without one
+	// times are the event times known at the end of the last lines of
+	// recent chunks: what a line without one after them takes.
+	times [8]timeAt
+	timeN int
 	// restampBase is the file's re-stamp base (see restamp), read from
 	// the ledger once (restampRead).
 	restampBase time.Time
@@ -62,6 +65,30 @@ type stepModel struct {
 	step  int64
 	model string
 	set   bool
+}
+
+// timeAt is the time of the nearest line with one at or before the line
+// ending at end.
+type timeAt struct {
+	end int64
+	ts  time.Time
+}
+
+// putTime remembers ts as the time known at end.
+func (f *fileState) putTime(end int64, ts time.Time) {
+	f.times[f.timeN%len(f.times)] = timeAt{end: end, ts: ts}
+	f.timeN++
+}
+
+// timeBefore returns the time known at the end of the line before off
+// (one byte more for a CRLF line whose \r Fluent Bit strips).
+func (f *fileState) timeBefore(off int64) (time.Time, bool) {
+	for i := range min(f.timeN, len(f.times)) {
+		if e := f.times[i]; e.end == off || e.end+1 == off {
+			return e.ts, true
+		}
+	}
+	return time.Time{}, false
 }
 
 type endState struct {

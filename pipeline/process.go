@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/journalship/journalship/chunk"
@@ -46,7 +47,7 @@ func (p *Pipeline) processFile(ctx context.Context, w *work, f *fileState, idx [
 	j := w.judge(f.format)
 	var cur integrity.Prev
 	prevEnd := int64(-1)
-	w.lastTS = f.lastTS
+	w.lastTS, w.tsEnd = time.Time{}, -1
 	for _, i := range idx {
 		r := &w.recs[i]
 		p.followState(w, f, j, path, r)
@@ -65,7 +66,9 @@ func (p *Pipeline) processFile(ctx context.Context, w *work, f *fileState, idx [
 	if prevEnd >= 0 && f.seqUsed {
 		f.putEnd(prevEnd, cur)
 	}
-	f.lastTS = w.lastTS
+	if w.tsEnd >= 0 {
+		f.putTime(w.tsEnd, w.lastTS)
+	}
 }
 
 // detect picks the file's format once, from its path and first line, and
@@ -237,7 +240,7 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev 
 	it.outcome, it.eventType, it.format = ev.Outcome, ev.EventType, f.format.Name()
 	it.seq, it.hasSeq = ev.Seq, ev.HasSeq
 	if ev.HasTime {
-		w.lastTS = ev.Time
+		w.lastTS, w.tsEnd = ev.Time, endOf(r)
 	}
 	var jd integrity.Judgement
 	if f.seqUsed {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/journalship/journalship/chunk"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -208,5 +209,42 @@ func TestRestampedTimesSurviveRetries(t *testing.T) {
 	assert.Equal(t, want, stamps(e))
 	for _, g := range e.cap.entries() {
 		assert.Contains(t, g.md["annotations"], "timestamp_rewritten")
+	}
+}
+
+// TestFallbackTimeIsTheSameHoweverShipped: a line without a readable time
+// takes the time of the nearest line before it in its file, whether the
+// chunk holds that line or not, in any order, read at any time: the
+// plugin, a retry and `ship` send it as the same entry.
+func TestFallbackTimeIsTheSameHoweverShipped(t *testing.T) {
+	ctx := context.Background()
+	fallbacks := func(e *env) map[string]time.Time {
+		out := map[string]time.Time{}
+		for _, g := range e.cap.entries() {
+			if strings.Contains(g.md["annotations"], "timestamp_fallback") {
+				out[g.md["byte_offset"]] = g.ts
+			}
+		}
+		return out
+	}
+	whole := newEnv(t, nil)
+	_, path, data := journalAt(t)
+	_, err := whole.pipe.Ship(ctx, tailRecords(path, data, testNow), "t")
+	require.NoError(t, err)
+	want := fallbacks(whole)
+	require.NotEmpty(t, want)
+
+	single := newEnv(t, nil)
+	_, path, data = journalAt(t)
+	recs := tailRecords(path, data, testNow)
+	for k := len(recs) - 1; k >= 0; k-- { // one line a chunk, last first, read later each time
+		r := recs[k]
+		r.Index, r.Time = 0, testNow.Add(time.Duration(k)*time.Minute)
+		_, err := single.pipe.Ship(ctx, []chunk.Record{r}, "t")
+		require.NoError(t, err)
+	}
+	assert.Equal(t, want, fallbacks(single))
+	for off, ts := range want {
+		assert.True(t, ts.Before(testNow), "offset %s takes a line's time, not the read time", off)
 	}
 }

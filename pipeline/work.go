@@ -92,7 +92,10 @@ type work struct {
 	last   []int // for each of segs, the index in recs of its last line
 	result Result
 	unver  int
-	lastTS time.Time // the last event time seen in the current file
+	// lastTS is the time of the nearest line with one before the line
+	// starting at tsEnd (-1: none known), in the current file.
+	lastTS time.Time
+	tsEnd  int64
 	now    time.Time // the clock at the start of the Ship
 	tally  tally
 	ctx    context.Context
