@@ -98,6 +98,7 @@ type Pipeline struct {
 	labelSet *labelSets
 	formats  *registry.Registry
 	behind   *behind
+	counted  countedOnce // synthetic entries whose cost was counted
 	// modelLabel bounds the model label values of the token and cost
 	// series (journal content).
 	modelLabel *metrics.Bounded

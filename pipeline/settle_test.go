@@ -248,3 +248,20 @@ func TestFallbackTimeIsTheSameHoweverShipped(t *testing.T) {
 		assert.True(t, ts.Before(testNow), "offset %s takes a line's time, not the read time", off)
 	}
 }
+
+// TestSyntheticCostCountedOncePerProcess: a finalizer pass that shipped a
+// run's summary but failed before keeping its marks ships it again; the
+// cost metric counts it once.
+func TestSyntheticCostCountedOncePerProcess(t *testing.T) {
+	e := newEnv(t, nil)
+	_, path, _ := journalAt(t)
+	summary := []Synthetic{{Path: path, Kind: "metadata", Time: testNow, Line: []byte(`{"total_cost_usd":1.5}`),
+		Cost: 1.5, CostModel: "claude-sonnet-4-5"}}
+	require.NoError(t, e.pipe.ShipSynthetic(context.Background(), summary))
+	require.NoError(t, e.pipe.ShipSynthetic(context.Background(), summary))
+	assert.InDelta(t, 1.5, testutil.ToFloat64(e.metrics.CostUSD.WithLabelValues("claude-sonnet-4-5", "default")), 1e-9)
+	other := summary[0]
+	other.Time, other.Line = testNow.Add(time.Hour), []byte(`{"total_cost_usd":2.5}`)
+	require.NoError(t, e.pipe.ShipSynthetic(context.Background(), []Synthetic{other}))
+	assert.InDelta(t, 3.0, testutil.ToFloat64(e.metrics.CostUSD.WithLabelValues("claude-sonnet-4-5", "default")), 1e-9, "another run's summary counts")
+}

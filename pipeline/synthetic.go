@@ -3,8 +3,12 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
+	"hash/fnv"
+	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/journalship/journalship/chunk"
@@ -110,10 +114,57 @@ func (p *Pipeline) countSyntheticCost(entries []Synthetic) {
 		return
 	}
 	for i := range entries {
-		if e := &entries[i]; e.CostModel != "" && e.Cost > 0 {
+		if e := &entries[i]; e.CostModel != "" && e.Cost > 0 && p.counted.first(syntheticKey(e)) {
 			p.deps.Metrics.CostUSD.WithLabelValues(p.modelLabel.Value(e.CostModel), p.tenantLabel()).Add(e.Cost)
 		}
 	}
+}
+
+// syntheticKey names a synthetic entry: the same entry shipped again (a
+// finalizer pass that failed after the push, before its marks were kept)
+// has the same key.
+func syntheticKey(e *Synthetic) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(e.Path))
+	h.Write([]byte{0})
+	h.Write([]byte(e.Kind))
+	h.Write([]byte{0})
+	h.Write(e.Line)
+	h.Write([]byte{0})
+	h.Write([]byte(e.CostModel))
+	var n [16]byte
+	binary.LittleEndian.PutUint64(n[:8], uint64(e.Time.UnixNano()))
+	binary.LittleEndian.PutUint64(n[8:], math.Float64bits(e.Cost))
+	h.Write(n[:])
+	return h.Sum64()
+}
+
+// countedOnce remembers the last entries whose cost a process counted, so
+// that an entry shipped again is counted once per process.
+type countedOnce struct {
+	mu   sync.Mutex
+	seen map[uint64]bool
+	ring [4096]uint64
+	n    int
+}
+
+// first tells whether k is seen for the first time, and remembers it.
+func (c *countedOnce) first(k uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen[k] {
+		return false
+	}
+	if c.seen == nil {
+		c.seen = map[uint64]bool{}
+	}
+	if c.n >= len(c.ring) {
+		delete(c.seen, c.ring[c.n%len(c.ring)])
+	}
+	c.ring[c.n%len(c.ring)] = k
+	c.n++
+	c.seen[k] = true
+	return true
 }
 
 // restamp returns e stamped now, its time kept in original_timestamp and
