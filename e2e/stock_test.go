@@ -102,9 +102,11 @@ func TestStockLokiEveryLineOnce(t *testing.T) {
 	}
 	ship(t, loki.URL, work, roots, nil, formatDirs...)
 	// The run met what it is about: Loki refused whole requests over the
-	// tenant's rate (429). Sharding is on, but a run this short rarely
-	// lasts long enough for Loki to learn a stream's rate and shard it.
+	// tenant's rate (429). Sharding is on; whether Loki learned a stream's
+	// rate soon enough to shard it depends on timing (its rate store is
+	// polled every second), so the count is logged, not required.
 	m := lokiMetrics(t, loki.URL)
+	t.Logf("Loki: %s", regexp.MustCompile(`(?m)^loki_stream_sharding_count .*$`).FindString(m))
 	assert.Regexp(t, `(?m)^loki_discarded_samples_total\{[^}]*reason="rate_limited"[^}]*\} [1-9]`, m, "requests were refused with 429")
 	verify.LandedRestamped(t, loki.URL, corpus, node, "node-stock")
 	want := 0
