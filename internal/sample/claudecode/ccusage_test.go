@@ -64,7 +64,7 @@ package claudecode
 //     requestId. journalship counts such a replay nothing
 //     (response_replayed). ccusage 20.0.24 dedupes on (message.id,
 //     requestId) only and counts the replay again, at its largest line.
-//     docs/research/issue-12.md §3 expected ccusage to dedupe these on
+//     docs/research/claude-code-and-go-session.md §3 expected ccusage to dedupe these on
 //     message.id alone when one copy is a sidechain (#913, from reading
 //     the source); the pinned binary does not (verified: the same
 //     response with isSidechain true under another requestId, in the
