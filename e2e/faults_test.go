@@ -16,7 +16,6 @@ import (
 
 	"github.com/golang/snappy"
 	"github.com/grafana/loki/pkg/push"
-	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/verify"
 	"github.com/stretchr/testify/assert"
@@ -156,29 +155,20 @@ func rootDirs(roots string) []string {
 // duplicates are the entries of requests whose answer was lost: at most
 // one request's worth per such fault, never a retry's or a restart's.
 func TestStockLokiUnderFaults(t *testing.T) {
-	loki := lokiproc.ForTest(t, lokiproc.Config{Limits: lokiproc.StockLimits()})
-	q := &lokiquery.Client{URL: loki.URL}
-	corpus := mixedCorpus(t)
-	node := filepath.Join(t.TempDir(), "node")
-	require.NoError(t, corpus.WriteTo(node))
-	work := t.TempDir()
-	roots := mixedRoots(node)
-	want := 0
-	for _, f := range corpus.Files {
-		want += len(f.Lines)
-	}
+	n := newStockNode(t)
+	want := n.corpus.Lines()
 
 	// Requests 3, 13, 23, ... are refused, 5 and 40 time out, 11 is
 	// stored with its answer lost, 20 kills the shipper.
-	proxy := newFaultProxy(t, loki.URL, func(n int) fault {
+	proxy := newFaultProxy(t, n.loki.URL, func(k int) fault {
 		switch {
-		case n == 20:
+		case k == 20:
 			return killShipper
-		case n == 11:
+		case k == 11:
 			return loseAnswer
-		case n == 5 || n == 40:
+		case k == 5 || k == 40:
 			return hang
-		case n%10 == 3:
+		case k%10 == 3:
 			return refuse
 		}
 		return pass
@@ -186,7 +176,7 @@ func TestStockLokiUnderFaults(t *testing.T) {
 	cli := journalshipCLI(t)
 	runs := 0
 	for ; runs < 5; runs++ {
-		cmd := exec.Command(cli, shipArgs(proxy.srv.URL, work, roots, rootDirs(roots))...)
+		cmd := exec.Command(cli, shipArgs(proxy.srv.URL, n.work, n.roots, rootDirs(n.roots))...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		require.NoError(t, cmd.Start())
@@ -205,8 +195,8 @@ func TestStockLokiUnderFaults(t *testing.T) {
 	require.Positive(t, proxy.faults[hang])
 	require.Positive(t, proxy.faults[loseAnswer])
 
-	entries := countEntries(t, q, verify.Selector, 7*time.Hour)
-	distinct := distinctPlaces(t, q)
+	entries := countEntries(t, n.q, verify.Selector, 7*time.Hour)
+	distinct := distinctPlaces(t, n.q)
 	assert.Equal(t, want, distinct, "every complete line is in Loki")
 	assert.GreaterOrEqual(t, entries, want)
 	assert.LessOrEqual(t, entries-want, proxy.unheard,
@@ -217,7 +207,7 @@ func TestStockLokiUnderFaults(t *testing.T) {
 	// again with the same times, and Loki's head block drops an entry
 	// identical in time and line to one it holds (a corpus this small
 	// stays in the head blocks).
-	verify.LandedRestamped(t, loki.URL, corpus, node, "node-stock")
+	verify.LandedRestamped(t, n.loki.URL, n.corpus, n.node, "node-stock")
 }
 
 // distinctPlaces counts the distinct lines in Loki by file and offset.

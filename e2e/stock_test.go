@@ -51,17 +51,46 @@ func mixedRoots(node string) string {
 	return strings.Join(rs, ",")
 }
 
-// ship runs `journalship ship` with small requests (many of them, so that
-// the stock Loki's rate limit answers some with 429) and long retries.
-func ship(t *testing.T, lokiURL, work, roots string, extra []string, dirs ...string) string {
+// stockNode is the mixed corpus written on a node, and a Loki with
+// stock limits to ship it to.
+type stockNode struct {
+	loki   *lokiproc.Loki
+	q      *lokiquery.Client
+	corpus *sample.Corpus
+	node   string // the corpus's root
+	work   string // ledger and dead letters
+	roots  string // --format-roots
+}
+
+func newStockNode(t *testing.T) *stockNode {
 	t.Helper()
-	args := append([]string{"ship", "--loki-url", lokiURL,
-		"--ledger-path", filepath.Join(work, "ledger.db"), "--dead-letter-path", filepath.Join(work, "deadletter.jsonl"),
-		"--format-roots", roots, "--node-name", "node-stock", "--max-request-bytes", "64K", "--max-retry", "10m",
-		"--metrics-address", "off"}, extra...)
+	loki := lokiproc.ForTest(t, lokiproc.Config{Limits: lokiproc.StockLimits()})
+	n := &stockNode{loki: loki, q: &lokiquery.Client{URL: loki.URL}, corpus: mixedCorpus(t),
+		node: filepath.Join(t.TempDir(), "node"), work: t.TempDir()}
+	require.NoError(t, n.corpus.WriteTo(n.node))
+	n.roots = mixedRoots(n.node)
+	return n
+}
+
+// ship runs `journalship ship` (see shipArgs) to lokiURL over the node's
+// format roots, or roots and dirs when given, with extra arguments.
+func (n *stockNode) ship(t *testing.T, lokiURL, roots string, extra []string, dirs ...string) {
+	t.Helper()
+	if roots == "" {
+		roots, dirs = n.roots, rootDirs(n.roots)
+	}
+	args := append(shipArgs(lokiURL, n.work, roots, nil), extra...)
 	out, err := command("", journalshipCLI(t), append(args, dirs...)...)
 	require.NoError(t, err, out)
-	return out
+}
+
+// noDeadLetters checks the dead-letter file is empty or absent.
+func (n *stockNode) noDeadLetters(t *testing.T) {
+	t.Helper()
+	dl, err := os.ReadFile(filepath.Join(n.work, "deadletter.jsonl"))
+	if err == nil {
+		assert.Empty(t, strings.TrimSpace(string(dl)), "no line dead-lettered")
+	}
 }
 
 // countEntries counts entries with a metric query, which, unlike a log
@@ -88,42 +117,25 @@ func countEntries(t *testing.T, q *lokiquery.Client, selector string, over time.
 // behind a shard's success, and every line is there once, re-stamped with
 // its own time kept.
 func TestStockLokiEveryLineOnce(t *testing.T) {
-	loki := lokiproc.ForTest(t, lokiproc.Config{Limits: lokiproc.StockLimits()})
-	q := &lokiquery.Client{URL: loki.URL}
-	corpus := mixedCorpus(t)
-	node := filepath.Join(t.TempDir(), "node")
-	require.NoError(t, corpus.WriteTo(node))
-	work := t.TempDir()
-	roots := mixedRoots(node)
-	dirs := strings.Split(strings.ReplaceAll(roots, ",", "="), "=")
-	var formatDirs []string
-	for i := 1; i < len(dirs); i += 2 {
-		formatDirs = append(formatDirs, dirs[i])
-	}
-	ship(t, loki.URL, work, roots, nil, formatDirs...)
+	n := newStockNode(t)
+	n.ship(t, n.loki.URL, "", nil)
 	// The run met what it is about: Loki refused whole requests over the
 	// tenant's rate (429). Sharding is on; whether Loki learned a stream's
 	// rate soon enough to shard it depends on timing (its rate store is
 	// polled every second), so the count is logged, not required.
-	m := lokiMetrics(t, loki.URL)
+	m := lokiMetrics(t, n.loki.URL)
 	t.Logf("Loki: %s", regexp.MustCompile(`(?m)^loki_stream_sharding_count .*$`).FindString(m))
 	assert.Regexp(t, `(?m)^loki_discarded_samples_total\{[^}]*reason="rate_limited"[^}]*\} [1-9]`, m, "requests were refused with 429")
-	verify.LandedRestamped(t, loki.URL, corpus, node, "node-stock")
-	want := 0
-	for _, f := range corpus.Files {
-		want += len(f.Lines)
-	}
-	assert.Equal(t, want, countEntries(t, q, verify.Selector, 7*time.Hour), "entries stored, duplicates included")
-	ship(t, loki.URL, work, roots, nil, formatDirs...)
-	assert.Equal(t, want, countEntries(t, q, verify.Selector, 7*time.Hour), "a second run sends nothing again")
-	dl, err := os.ReadFile(filepath.Join(work, "deadletter.jsonl"))
-	if err == nil {
-		assert.Empty(t, strings.TrimSpace(string(dl)), "no line dead-lettered")
-	}
+	verify.LandedRestamped(t, n.loki.URL, n.corpus, n.node, "node-stock")
+	want := n.corpus.Lines()
+	assert.Equal(t, want, countEntries(t, n.q, verify.Selector, 7*time.Hour), "entries stored, duplicates included")
+	n.ship(t, n.loki.URL, "", nil)
+	assert.Equal(t, want, countEntries(t, n.q, verify.Selector, 7*time.Hour), "a second run sends nothing again")
+	n.noDeadLetters(t)
 
 	copies := filepath.Join(t.TempDir(), "copies")
 	lines := 0
-	for _, f := range corpus.Files {
+	for _, f := range n.corpus.Files {
 		if !strings.HasPrefix(f.Rel, "cortex/") {
 			continue
 		}
@@ -135,20 +147,17 @@ func TestStockLokiEveryLineOnce(t *testing.T) {
 		}
 		lines += 3 * len(f.Lines)
 	}
-	ship(t, loki.URL, work, "cortex="+copies, []string{"--labels", "service_name=agent-copies"}, copies)
+	n.ship(t, n.loki.URL, "cortex="+copies, []string{"--labels", "service_name=agent-copies"}, copies)
 	sel := `{service_name="agent-copies"}`
-	assert.Equal(t, lines, countEntries(t, q, sel, 170*time.Hour), "every copied line once")
-	rewritten, err := q.QueryRange(context.Background(), sel+` | annotations=~".*timestamp_rewritten.*"`,
+	assert.Equal(t, lines, countEntries(t, n.q, sel, 170*time.Hour), "every copied line once")
+	rewritten, err := n.q.QueryRange(context.Background(), sel+` | annotations=~".*timestamp_rewritten.*"`,
 		time.Now().Add(-170*time.Hour), time.Now().Add(time.Minute), lokiquery.DefaultPageLimit, "forward")
 	require.NoError(t, err)
 	assert.NotEmpty(t, rewritten, "the old copies were re-stamped, not refused")
 	for _, e := range rewritten {
 		assert.NotEmpty(t, e.Metadata["original_timestamp"])
 	}
-	dl, err = os.ReadFile(filepath.Join(work, "deadletter.jsonl"))
-	if err == nil {
-		assert.Empty(t, strings.TrimSpace(string(dl)), "no line dead-lettered")
-	}
+	n.noDeadLetters(t)
 }
 
 // lokiMetrics returns Loki's own /metrics page.
@@ -241,20 +250,12 @@ func flushUntilAcknowledged(t *testing.T, chunks []string, props []string, tag s
 // restart. Every line is there once, as the truth has it, and the token
 // sums equal the truth's.
 func TestStockLokiThroughThePlugin(t *testing.T) {
-	loki := lokiproc.ForTest(t, lokiproc.Config{Limits: lokiproc.StockLimits()})
-	q := &lokiquery.Client{URL: loki.URL}
-	corpus := mixedCorpus(t)
-	node := filepath.Join(t.TempDir(), "node")
-	require.NoError(t, corpus.WriteTo(node))
-	props := append(propsFor(t, loki.URL), "Node_Name", "node-stock", "Format_Roots", mixedRoots(node),
+	n := newStockNode(t)
+	props := append(propsFor(t, n.loki.URL), "Node_Name", "node-stock", "Format_Roots", n.roots,
 		"Max_Request_Bytes", "64K")
-	rounds, retries := flushUntilAcknowledged(t, chunksOf(t, corpus, node, 5, 40), props, "node.x")
+	rounds, retries := flushUntilAcknowledged(t, chunksOf(t, n.corpus, n.node, 5, 40), props, "node.x")
 	t.Logf("%d rounds, %d flushes retried", rounds, retries)
 	require.Positive(t, retries, "Loki's rate limit made some flushes retry")
-	verify.LandedRestamped(t, loki.URL, corpus, node, "node-stock")
-	want := 0
-	for _, f := range corpus.Files {
-		want += len(f.Lines)
-	}
-	assert.Equal(t, want, countEntries(t, q, verify.Selector, 7*time.Hour), "entries stored, duplicates included")
+	verify.LandedRestamped(t, n.loki.URL, n.corpus, n.node, "node-stock")
+	assert.Equal(t, n.corpus.Lines(), countEntries(t, n.q, verify.Selector, 7*time.Hour), "entries stored, duplicates included")
 }

@@ -70,6 +70,15 @@ type Line struct {
 	Expect []string
 }
 
+// Lines counts the complete lines of every file: what a shipper sends.
+func (c *Corpus) Lines() int {
+	n := 0
+	for _, f := range c.Files {
+		n += len(f.Lines)
+	}
+	return n
+}
+
 // TokensByModel returns [prompt, completion] tokens summed over the
 // Counted lines, by model.
 func (c *Corpus) TokensByModel() map[string][2]int64 {

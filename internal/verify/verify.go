@@ -48,10 +48,7 @@ func landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string, r
 	t.Helper()
 	q := &lokiquery.Client{URL: lokiURL}
 	from, to := time.Now().Add(-6*time.Hour), time.Now().Add(time.Minute)
-	want := 0
-	for _, f := range c.Files {
-		want += len(f.Lines)
-	}
+	want := c.Lines()
 	got, err := q.WaitFor(context.Background(), Selector, from, to, want, 30*time.Second)
 	require.NoError(t, err)
 	// At least once: a retried flush may store a line twice, but every
