@@ -37,26 +37,7 @@ func (l *Ledger) Marks(ctx context.Context, session string) (map[string]string, 
 // SetMarks stores marks for session in one transaction: each named mark
 // takes its value, the others stay.
 func (l *Ledger) SetMarks(ctx context.Context, session string, marks map[string]string) error {
-	if session == "" {
-		return invalid("set marks", session, errors.New("empty session key"))
-	}
-	names := make([]string, 0, len(marks))
-	for n := range marks {
-		if n == "" {
-			return invalid("set marks", session, errors.New("empty mark name"))
-		}
-		names = append(names, n)
-	}
-	sort.Strings(names) // one order, for repeatable statements
-	now := time.Now().UnixNano()
-	return l.write(ctx, "set marks", session, func(w *wtx) error {
-		for _, n := range names {
-			if err := w.exec(sSetMark, session, n, marks[n], now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return l.writeMarks(ctx, "set marks", sSetMark, session, marks)
 }
 
 // ForgetMarks removes every mark of session; the retention agent calls it
@@ -75,21 +56,31 @@ func (l *Ledger) ForgetMarks(ctx context.Context, session string) error {
 // named mark takes its value unless it holds a larger one already, so
 // concurrent writers (several processes) only ever raise a mark.
 func (l *Ledger) RaiseMarks(ctx context.Context, session string, marks map[string]int64) error {
+	text := make(map[string]string, len(marks))
+	for n, v := range marks {
+		text[n] = strconv.FormatInt(v, 10)
+	}
+	return l.writeMarks(ctx, "raise marks", sRaiseMark, session, text)
+}
+
+// writeMarks runs statement id for each mark of session, in name order
+// (repeatable statements), in one transaction.
+func (l *Ledger) writeMarks(ctx context.Context, op string, id stmtID, session string, marks map[string]string) error {
 	if session == "" {
-		return invalid("raise marks", session, errors.New("empty session key"))
+		return invalid(op, session, errors.New("empty session key"))
 	}
 	names := make([]string, 0, len(marks))
 	for n := range marks {
 		if n == "" {
-			return invalid("raise marks", session, errors.New("empty mark name"))
+			return invalid(op, session, errors.New("empty mark name"))
 		}
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	now := time.Now().UnixNano()
-	return l.write(ctx, "raise marks", session, func(w *wtx) error {
+	return l.write(ctx, op, session, func(w *wtx) error {
 		for _, n := range names {
-			if err := w.exec(sRaiseMark, session, n, strconv.FormatInt(marks[n], 10), now); err != nil {
+			if err := w.exec(id, session, n, marks[n], now); err != nil {
 				return err
 			}
 		}
