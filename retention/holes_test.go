@@ -14,7 +14,6 @@ import (
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/finalize"
-	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/output"
@@ -84,15 +83,8 @@ func shipAsTail(t *testing.T, inst *output.Instance, path, data string, offsets 
 // the lines past the last shipped range are left to tail, and the next
 // sweep sends nothing.
 func TestSweepShipsHolesOfAFileStillBeingWritten(t *testing.T) {
-	loki := lokiproc.ForTest(t, lokiproc.Config{})
-	dir := t.TempDir()
-	settings := map[string]string{"loki_url": loki.URL, "ledger_path": filepath.Join(dir, "ledger.db"),
-		"dead_letter_path": filepath.Join(dir, "dl.jsonl"), "metrics_address": "off", "log_level": "error"}
-	inst, err := output.NewInstance(func(k string) string { return settings[strings.ToLower(k)] })
-	require.NoError(t, err)
-	t.Cleanup(func() { inst.Close() })
-
-	root := filepath.Join(dir, "sessions")
+	rig := newLiveRig(t)
+	inst, root := rig.inst, rig.root
 	now := time.Now()
 	data, offsets := holeJournal(now.Add(-time.Hour))
 	path := filepath.Join(root, "01956a3b-7c4d-7e8f-9a1b-2c3d4e5f6789", "session_20260310T110000Z_p1.jsonl")
@@ -126,7 +118,7 @@ func TestSweepShipsHolesOfAFileStillBeingWritten(t *testing.T) {
 	assert.Equal(t, []ledger.Range{{Start: 0, End: offsets[5]}}, spans(st.Ranges), "the holes are closed; line 5 is not claimed")
 	assert.False(t, st.Finished)
 
-	q := &lokiquery.Client{URL: loki.URL}
+	q := &lokiquery.Client{URL: rig.loki}
 	got, err := q.WaitFor(context.Background(), `{service_name="agent-sessions"}`, now.Add(-2*time.Hour), now.Add(time.Minute), 5, 20*time.Second)
 	require.NoError(t, err)
 	perOffset := map[string]int{}
