@@ -117,6 +117,13 @@ func (m *meta) addBytes(name string, b []byte) {
 	}
 }
 
+// addTime adds t in RFC 3339 with nanoseconds, formatted into the arena
+// (no allocation per re-stamped line).
+func (m *meta) addTime(name string, t time.Time) {
+	var scratch [40]byte
+	m.addBytes(name, m.w.arena.Copy(t.AppendFormat(scratch[:0], time.RFC3339Nano)))
+}
+
 func (m *meta) addInt(name string, n int64) {
 	var scratch [20]byte
 	m.addBytes(name, m.w.arena.Copy(strconv.AppendInt(scratch[:0], n, 10)))
@@ -150,7 +157,7 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	p.addKeys(&m, f, i, ev)
 	p.addDetails(&m, f, i, ev, j)
 	if outside {
-		m.add(mdOriginalTimestamp, it.ts.Format(time.RFC3339Nano))
+		m.addTime(mdOriginalTimestamp, it.ts)
 		it.ts, it.annots, it.rewritten = stamp, it.annots|aTimestampRewritten, true
 	}
 	m.add(string(KeyAnnotations), annotList(w, it))
@@ -172,14 +179,17 @@ func (p *Pipeline) window(w *work, f *fileState, i int) (stamp time.Time, reason
 	now := w.now.Add(time.Duration(i))
 	var need time.Time
 	if p.outsideWindow(it.ts, now) {
-		need, reason = now, outsideReason(it.ts)
+		if p.cfg.OldEntries == DeadLetter {
+			return time.Time{}, outsideReason(it.ts), true
+		}
+		need = now
 	} else if ok, cut := p.behind.admit(it.labels, it.ts); !ok {
-		need, reason = cut.Add(time.Duration(i)), behindReason(it.ts, cut)
+		if p.cfg.OldEntries == DeadLetter {
+			return time.Time{}, behindReason(it.ts, cut), true
+		}
+		need = cut.Add(time.Duration(i))
 	} else {
 		return time.Time{}, "", false
-	}
-	if p.cfg.OldEntries == DeadLetter {
-		return time.Time{}, reason, true
 	}
 	stamp = p.restamp(w, f, i, need)
 	p.behind.admit(it.labels, stamp)
