@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -112,8 +113,8 @@ func countEntries(t *testing.T, q *lokiquery.Client, selector string, over time.
 // the distinct lines with their annotations, and a metric count that
 // would see a duplicate; tokens by model equal the truth; a second run
 // sends nothing. Then a backfill of old copies of the Cortex Plane
-// journals (two hours and nine days older) into streams that hold newer
-// entries: nothing Loki would refuse is sent as it is, so nothing hides
+// journals (two hours and nine days older, and three hours older with a
+// torn first line) into streams that hold newer entries: nothing Loki would refuse is sent as it is, so nothing hides
 // behind a shard's success, and every line is there once, re-stamped with
 // its own time kept.
 func TestStockLokiEveryLineOnce(t *testing.T) {
@@ -134,18 +135,23 @@ func TestStockLokiEveryLineOnce(t *testing.T) {
 	n.noDeadLetters(t)
 
 	copies := filepath.Join(t.TempDir(), "copies")
-	lines := 0
+	lines, files := 0, 0
 	for _, f := range n.corpus.Files {
 		if !strings.HasPrefix(f.Rel, "cortex/") {
 			continue
 		}
-		for k, shift := range []time.Duration{0, -2 * time.Hour, -9 * 24 * time.Hour} {
+		files++
+		for k, shift := range []time.Duration{0, -2 * time.Hour, -9 * 24 * time.Hour, -3 * time.Hour} {
 			rel := fmt.Sprintf("%c-%s", 'a'+k, strings.TrimPrefix(f.Rel, "cortex/"))
 			path := filepath.Join(copies, rel)
+			data := shiftTimes(f.Data, shift)
+			if k == 3 {
+				data = tornFirstLine(data) // no time to read: the name's, or the ledger's
+			}
 			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-			require.NoError(t, os.WriteFile(path, shiftTimes(f.Data, shift), 0o644))
+			require.NoError(t, os.WriteFile(path, data, 0o644))
 		}
-		lines += 3 * len(f.Lines)
+		lines += 4 * len(f.Lines)
 	}
 	n.ship(t, n.loki.URL, "cortex="+copies, []string{"--labels", "service_name=agent-copies"}, copies)
 	sel := `{service_name="agent-copies"}`
@@ -157,6 +163,10 @@ func TestStockLokiEveryLineOnce(t *testing.T) {
 	for _, e := range rewritten {
 		assert.NotEmpty(t, e.Metadata["original_timestamp"])
 	}
+	fallback, err := n.q.QueryRange(context.Background(), sel+` | annotations=~".*timestamp_fallback.*" | byte_offset="0"`,
+		time.Now().Add(-170*time.Hour), time.Now().Add(time.Minute), lokiquery.DefaultPageLimit, "forward")
+	require.NoError(t, err)
+	assert.Len(t, fallback, files, "each torn first line is in Loki, with a time it chose")
 	n.noDeadLetters(t)
 }
 
@@ -169,6 +179,16 @@ func lokiMetrics(t *testing.T, url string) string {
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// tornFirstLine cuts a journal's first line to its first 20 bytes, as a
+// writer killed mid-append leaves it before the next write goes on.
+func tornFirstLine(data []byte) []byte {
+	i := bytes.IndexByte(data, '\n')
+	if i <= 20 {
+		return data
+	}
+	return append(append([]byte{}, data[:20]...), data[i:]...)
 }
 
 var rfc3339 = regexp.MustCompile(`"timestamp":"([0-9T:.\-]+Z)"`)
