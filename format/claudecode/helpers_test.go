@@ -50,7 +50,7 @@ var valid = map[string]string{
 	"worktree-state":        `{"type":"worktree-state","worktree":{},"sessionId":"` + sessionID + `"}`,
 	"result": `{"type":"result","subtype":"success","is_error":false,"duration_ms":5100,"num_turns":2,"result":"done","session_id":"` + sessionID +
 		`","total_cost_usd":0.0123,"usage":{"input_tokens":11,"output_tokens":77}}`,
-	"stream_event": `{"type":"stream_event","event":{"type":"message_start"},"session_id":"` + sessionID + `","parent_tool_use_id":null}`,
+	"stream_event": `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}},"session_id":"` + sessionID + `","parent_tool_use_id":null}`,
 }
 
 // stream holds valid stream-json lines of the types it shares with the

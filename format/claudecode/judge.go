@@ -18,6 +18,9 @@ type judge struct {
 	buf  []byte // a block's string, decoded
 	buf2 []byte // a second one (a tool_use's name beside its id)
 	num  []byte // a detail being formatted
+	// outer and inner read a result's modelUsage: its models, and each
+	// model's counts.
+	outer, inner integrity.Members
 }
 
 // facts is what the judge read of a line for the state and the usage.
@@ -382,15 +385,13 @@ func violateOnce(ev *format.Event, field, reason string) {
 }
 
 // continuity checks a transcript line's links (docs/formats/claude-code.md,
-// Continuity): its parentUuid and logicalParentUuid must name a line seen
-// before, its uuid must be new.
+// Continuity): its parentUuid must name a line seen before, its uuid must
+// be new. A compact_boundary's logicalParentUuid is not checked: it names
+// the last message of the conversation as the runtime held it, which the
+// runtime need not have written.
 func (j *judge) continuity(s *State, a *integrity.Arena, ev *format.Event) {
 	c := &j.c
-	for _, id := range [2]int{pParentUUID, pLogicalParentUUID} {
-		p, ok := format.NonEmptyStr(c, id)
-		if !ok {
-			continue
-		}
+	if p, ok := format.NonEmptyStr(c, pParentUUID); ok {
 		switch known, verified := s.knownUUID(hash(p)); {
 		case known:
 		case verified:

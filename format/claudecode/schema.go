@@ -1,6 +1,8 @@
 package claudecode
 
 import (
+	"slices"
+
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 )
@@ -86,17 +88,39 @@ const reasonNoType = `no string "type"`
 
 // paths are the fields the judge reads, compiled once; the ids are their
 // indexes, the names the violations' field names.
-var paths = integrity.MustPaths(
+var paths = integrity.MustPaths(slices.Concat([]string{
 	"type", "sessionId", "session_id", "uuid", "parentUuid", "logicalParentUuid", "timestamp",
 	"isSidechain", "agentId", "isMeta", "isCompactSummary", "requestId", "subtype",
-	"message", "message.role", "message.content", "message.id", "message.model", "message.stop_reason",
-	"message.usage", "message.usage.input_tokens", "message.usage.output_tokens",
-	"message.usage.cache_creation_input_tokens", "message.usage.cache_read_input_tokens",
-	"message.usage.cache_creation", "message.usage.cache_creation.ephemeral_5m_input_tokens",
-	"message.usage.cache_creation.ephemeral_1h_input_tokens",
-	"data", "data.type", "attachment", "attachment.type",
-	"summary", "leafUuid", "messageId", "snapshot", "snapshot.timestamp", "isSnapshotUpdate",
-	"operation", "is_error", "total_cost_usd", "event", "parent_tool_use_id",
+	"message", "message.role", "message.content", "message.id", "message.model", "message.stop_reason"},
+	usagePaths("message.usage"), []string{
+		"data", "data.type", "attachment", "attachment.type",
+		"summary", "leafUuid", "messageId", "snapshot", "snapshot.timestamp", "isSnapshotUpdate",
+		"operation", "is_error", "total_cost_usd", "event", "parent_tool_use_id",
+		"event.type", "event.message", "event.message.id", "event.message.model",
+		"modelUsage", "usage.cache_creation.ephemeral_1h_input_tokens"},
+	usagePaths("event.message.usage"), usagePaths("event.usage"))...)
+
+// usagePaths are the members of a usage object the judge reads, under
+// prefix, in the order of the offsets uObject … u1h.
+func usagePaths(prefix string) []string {
+	return []string{prefix, prefix + ".input_tokens", prefix + ".output_tokens",
+		prefix + ".cache_creation_input_tokens", prefix + ".cache_read_input_tokens",
+		prefix + ".cache_creation", prefix + ".cache_creation.ephemeral_5m_input_tokens",
+		prefix + ".cache_creation.ephemeral_1h_input_tokens"}
+}
+
+// Offsets of a usage object's members from its id (pUsage, pStartUsage,
+// pDeltaUsage).
+const (
+	uObject = iota
+	uInput
+	uOutput
+	uCacheCreation
+	uCacheRead
+	uCacheSplit
+	uCache5m
+	uCache1h
+	usageFields
 )
 
 // Ids of paths, in its order.
@@ -120,7 +144,7 @@ const (
 	pMessageID
 	pMessageModel
 	pStopReason
-	pUsage
+	pUsage // message.usage, then its members in the order of the u offsets
 	pUsageInput
 	pUsageOutput
 	pUsageCacheCreation
@@ -143,7 +167,17 @@ const (
 	pTotalCost
 	pEvent
 	pParentToolUseID
+	pEventType
+	pEventMessage
+	pEventMessageID
+	pEventMessageModel
+	pModelUsage
+	pResultCache1h
+	pStartUsage // event.message.usage (message_start), then its members
 )
+
+// pDeltaUsage is event.usage (message_delta), then its members.
+const pDeltaUsage = pStartUsage + usageFields
 
 // checkLine applies the schema of a known type (docs/formats/claude-code.md,
 // Records); stream tells the dialect of the file. Values the judge keeps
@@ -167,16 +201,7 @@ func checkLine(k *format.Checker, t lineType, stream bool) {
 			k.ReqNonEmpty(pMessageID)
 			k.ReqStr(pMessageModel)
 			k.OptStrOrNull(pStopReason)
-			if k.OptObj(pUsage) {
-				k.ReqInt0(pUsageInput)
-				k.ReqInt0(pUsageOutput)
-				k.OptInt0(pUsageCacheCreation)
-				k.OptInt0(pUsageCacheRead)
-				if k.OptObj(pCacheCreation) {
-					k.OptInt0(pCacheCreation5m)
-					k.OptInt0(pCacheCreation1h)
-				}
-			}
+			checkUsage(k, pUsage, true)
 		}
 		k.OptStr(pRequestID)
 	case tSystem:
@@ -210,9 +235,13 @@ func checkLine(k *format.Checker, t lineType, stream bool) {
 		k.ReqBool(pIsError)
 		k.ReqNonEmpty(pSessionIDSnake)
 		k.OptNum(pTotalCost)
+		k.OptObj(pModelUsage)
 	case tStreamEvent:
-		k.ReqObj(pEvent)
+		if k.ReqObj(pEvent) {
+			checkStreamEvent(k)
+		}
 		k.OptStr(pSessionIDSnake)
+		k.OptStrOrNull(pParentToolUseID)
 	default:
 		if t.metadata() {
 			k.ReqNonEmpty(pSessionID)
@@ -237,3 +266,48 @@ func checkEnvelope(k *format.Checker, stream bool) {
 	k.OptBool(pIsSidechain)
 	k.OptStr(pAgentID)
 }
+
+// checkUsage applies the rules of a usage object at id (optional): token
+// counts are integers >= 0, output_tokens always there, input_tokens
+// unless the object is a message_delta's (whole, the API once sent only
+// output_tokens there).
+func checkUsage(k *format.Checker, id int, whole bool) {
+	if !k.OptObj(id + uObject) {
+		return
+	}
+	if whole {
+		k.ReqInt0(id + uInput)
+	} else {
+		k.OptInt0(id + uInput)
+	}
+	k.ReqInt0(id + uOutput)
+	k.OptInt0(id + uCacheCreation)
+	k.OptInt0(id + uCacheRead)
+	if k.OptObj(id + uCacheSplit) {
+		k.OptInt0(id + uCache5m)
+		k.OptInt0(id + uCache1h)
+	}
+}
+
+// checkStreamEvent applies the rules of the two streaming events that
+// carry a response's usage (docs/formats/claude-code.md, stream-json
+// lines): message_start's message (id, model, usage) and message_delta's
+// usage. Other events pass unchecked.
+func checkStreamEvent(k *format.Checker) {
+	switch t, _ := k.Capture.Str(pEventType); string(t) {
+	case eventMessageStart:
+		if k.ReqObj(pEventMessage) {
+			k.ReqNonEmpty(pEventMessageID)
+			k.ReqStr(pEventMessageModel)
+			checkUsage(k, pStartUsage, true)
+		}
+	case eventMessageDelta:
+		checkUsage(k, pDeltaUsage, false)
+	}
+}
+
+// The streaming events whose usage counts.
+const (
+	eventMessageStart = "message_start"
+	eventMessageDelta = "message_delta"
+)

@@ -50,12 +50,24 @@ type State struct {
 	responses map[uint64]counted // usage counted per message.id hash
 	// last is what the last judged line counted, for Withdraw: its
 	// response and the response's counted usage before it (had: the
-	// response was counted before).
+	// response was counted before), and the usage it shipped under the
+	// run's model model (-1: none).
 	last struct {
 		h        uint64
 		before   counted
 		had, set bool
+		model    int
+		usage    counters
 	}
+	// streams are the responses the streams' last message_start opened
+	// (partial messages), at most maxStreams; streamNext is the slot
+	// reused next past it.
+	streams    []openResponse
+	streamNext int
+	// models is the usage the current run's lines shipped, by model, at
+	// most maxModels (modelsLost: a model could not be added).
+	models        []modelCount
+	modelsLost    bool
 	mainResponses map[uint64]struct{} // message.id hashes of the main transcript (Load)
 	lostNoted     bool                // continuity_unverified was annotated
 
@@ -79,6 +91,7 @@ type openTool struct {
 func newState(cfg *Config, p format.Path) *State {
 	s := &State{max: cfg.MaxTrackedIDs, maxScan: cfg.MaxMainScan, agentF: p.AgentID != "",
 		session: []byte(p.SessionID), agent: []byte(p.AgentID), derived: StateIdle}
+	s.last.model = -1
 	if p.Group != "" {
 		// The Group is the main transcript (or the file itself) in its
 		// project directory.
@@ -268,9 +281,15 @@ func (s *State) findOpen(h uint64) int {
 // is forgotten, and the response's next line ships it.
 func (s *State) Withdraw() {
 	l := s.last
-	s.last.set = false
+	s.last.set, s.last.model = false, -1
 	if !l.set {
 		return
+	}
+	if l.model >= 0 && l.model < len(s.models) {
+		m := &s.models[l.model]
+		for i := range m.c {
+			m.c[i] = max(0, m.c[i]-l.usage[i])
+		}
 	}
 	if l.had {
 		s.responses[l.h] = l.before

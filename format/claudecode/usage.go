@@ -19,6 +19,15 @@ type counters [5]int64
 
 var counterNames = [5]string{"input", "output", "cache_read", "cache_write", "cache_write_1h"}
 
+// Indexes in counters.
+const (
+	cInput = iota
+	cOutput
+	cRead
+	cWrite
+	c1h
+)
+
 func countersOf(u *format.Usage) counters {
 	return counters{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.CacheWrite1h}
 }
@@ -34,25 +43,25 @@ type counted struct {
 	req uint64
 }
 
-// lineUsage reads an assistant line's message.usage as the neutral usage:
-// Input is the whole prompt (Anthropic counts the cache apart), CacheWrite
-// the cache writes (the 5m/1h split's sum when present and different, as
-// ccusage does), CacheWrite1h the one-hour part.
-func (j *judge) lineUsage() (format.Usage, bool) {
+// usageAt reads the usage object at id (pUsage, pStartUsage, pDeltaUsage)
+// as the neutral usage: Input is the whole prompt (Anthropic counts the
+// cache apart), CacheWrite the cache writes (the 5m/1h split's sum when
+// present and different, as ccusage does), CacheWrite1h the one-hour part.
+func (j *judge) usageAt(id int) (format.Usage, bool) {
 	c := &j.c
-	if c.Get(pUsage).Kind != integrity.JSONObject {
+	if c.Get(id+uObject).Kind != integrity.JSONObject {
 		return format.Usage{}, false
 	}
-	in := count(c, pUsageInput)
-	cw, cr := count(c, pUsageCacheCreation), count(c, pUsageCacheRead)
+	in := count(c, id+uInput)
+	cw, cr := count(c, id+uCacheCreation), count(c, id+uCacheRead)
 	var cw1h int64
-	if c.Get(pCacheCreation).Kind == integrity.JSONObject && (c.Has(pCacheCreation5m) || c.Has(pCacheCreation1h)) {
-		cw1h = count(c, pCacheCreation1h)
-		if split := format.AddTokens(count(c, pCacheCreation5m), cw1h); split != cw {
+	if c.Get(id+uCacheSplit).Kind == integrity.JSONObject && (c.Has(id+uCache5m) || c.Has(id+uCache1h)) {
+		cw1h = count(c, id+uCache1h)
+		if split := format.AddTokens(count(c, id+uCache5m), cw1h); split != cw {
 			cw = split
 		}
 	}
-	return format.Usage{Input: format.AddTokens(in, format.AddTokens(cw, cr)), Output: count(c, pUsageOutput),
+	return format.Usage{Input: format.AddTokens(in, format.AddTokens(cw, cr)), Output: count(c, id+uOutput),
 		CacheRead: cr, CacheWrite: cw, CacheWrite1h: cw1h, Has: true}, true
 }
 
@@ -64,21 +73,44 @@ func count(c *integrity.Capture, id int) int64 {
 	return 0
 }
 
-// usage sets the usage a valid assistant line ships. Lines that count
-// nothing: schema-invalid ones (they do not advance the counted usage
-// either), <synthetic> ones, a fork's copies (another session's lines) and
-// replays (a response counted in the main transcript, or in this file
-// under another requestId). Without a state nothing tells which part of
-// the line's usage its response's other lines already counted: the line
-// ships none, annotated usage_unverified (its own usage is in its text).
+// usage sets the usage a valid line ships: an assistant line's, a
+// partial-message capture's message_start and message_delta
+// (stream.go), a result's top-up (topUp). Lines that count nothing:
+// schema-invalid ones (they do not advance the counted usage either),
+// <synthetic> ones, a fork's copies (another session's lines) and replays
+// (a response counted in the main transcript, or in this file under
+// another requestId). Without a state nothing tells which part of the
+// line's usage its response's other lines already counted: the line ships
+// none, annotated usage_unverified (its own usage is in its text).
 func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
 	if s != nil {
-		s.last.set = false
+		s.last.set, s.last.model = false, -1
 	}
-	if f.t != tAssistant || f.synthetic || ev.Outcome != integrity.Valid {
+	if ev.Outcome != integrity.Valid {
+		if f.t == tResult && s != nil {
+			s.endRun()
+		}
 		return
 	}
-	u, ok := j.lineUsage()
+	switch f.t {
+	case tAssistant:
+		if !f.synthetic {
+			j.assistantUsage(s, f, a, ev)
+		}
+	case tStreamEvent:
+		j.streamUsage(s, f, a, ev)
+	case tResult:
+		if s != nil {
+			j.topUp(s, a, ev)
+			s.endRun()
+		}
+	}
+}
+
+// assistantUsage counts an assistant line's message.usage under its
+// message.id and requestId.
+func (j *judge) assistantUsage(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
+	u, ok := j.usageAt(pUsage)
 	if !ok {
 		return
 	}
@@ -91,14 +123,23 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 	}
 	c := &j.c
 	id, _ := format.NonEmptyStr(c, pMessageID) // required of a valid line
-	h := hash(id)
-	if _, ok := s.mainResponses[h]; ok {
-		ev.Note(NoteResponseReplayed, nil)
-		return
-	}
 	var req uint64
 	if r, ok := format.NonEmptyStr(c, pRequestID); ok {
 		req = hash(r) | 1 // never 0
+	}
+	j.countResponse(s, hash(id), req, u, 0, a, ev)
+}
+
+// countResponse counts usage u of response h (requested under req, 0:
+// unknown) on the line being judged, whose model is ev.Model: the line
+// ships how far each counter grew past what the response counted so far
+// (docs/formats/claude-code.md, Tokens and cost). unstated has bit i set
+// for a counter the line's usage does not state: lower there is no
+// regression.
+func (j *judge) countResponse(s *State, h, req uint64, u format.Usage, unstated uint8, a *integrity.Arena, ev *format.Event) {
+	if _, ok := s.mainResponses[h]; ok {
+		ev.Note(NoteResponseReplayed, nil)
+		return
 	}
 	prev, found := s.responses[h]
 	s.last.h, s.last.before, s.last.had, s.last.set = h, prev, found, true
@@ -110,6 +151,7 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 			s.responses[h] = counted{c: countersOf(&u), req: req}
 		}
 		ev.Usage = u // untracked past the bound: the whole usage
+		s.counted(ev)
 		return
 	}
 	if prev.req != 0 && req != 0 && prev.req != req {
@@ -128,7 +170,7 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 		switch {
 		case line[i] > prev.c[i]:
 			grown[i], prev.c[i], any = line[i]-prev.c[i], line[i], true
-		case line[i] < prev.c[i]:
+		case line[i] < prev.c[i] && unstated&(1<<i) == 0:
 			if len(j.num) > 0 {
 				j.num = append(j.num, ", "...)
 			}
@@ -145,5 +187,6 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 	}
 	if any {
 		ev.Usage = grown.usage()
+		s.counted(ev)
 	}
 }
