@@ -3,6 +3,7 @@ package orbitmesh
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
@@ -36,6 +37,45 @@ func BenchmarkJudge(b *testing.B) {
 	// and token are checked.
 	meta := strings.Replace(specSnapshot, `"last_seq": 148`, `"last_seq": 0`, 1)
 	st.UseSnapshot(ParseSnapshot([]byte(meta), []byte(`{"rt_5f0":{"state":"active"}}`)))
+	a := integrity.NewArena(1 << 20)
+	var ev format.Event
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Reset(1 << 20)
+		for _, l := range lines {
+			j.Judge(l, st, a, &ev)
+		}
+	}
+}
+
+// BenchmarkJudgeCurrent judges the runtime's own records: a Claude
+// provider's stream (deltas, events with their usage) and ACP records,
+// with side files that make every line's status a lookup.
+func BenchmarkJudgeCurrent(b *testing.B) {
+	lines := [][]byte{
+		[]byte(cur(1, "user", "append", "")),
+		[]byte(cur(2, "system", "append_raw", initS)),
+		[]byte(cur(3, "metric", "append_raw", startA)),
+		[]byte(cur(4, "output", "append_output_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"I'll review"}}`)),
+		[]byte(cur(5, "system", "append_raw", snapA)),
+		[]byte(cur(6, "metric", "append_raw", deltaA)),
+		[]byte(cur(7, "system", "append_raw", `{"type":"message_stop"}`)),
+		[]byte(cur(8, "tool_use", "append_raw", `{"toolCallId":"call_1","title":"go test","kind":"execute","status":"in_progress"}`)),
+		[]byte(cur(9, "metric", "append_raw", startB)),
+		[]byte(cur(10, "metric", "append_raw", deltaB)),
+		[]byte(cur(11, "error", "append", "")),
+	}
+	var n int64
+	for _, l := range lines {
+		n += int64(len(l))
+	}
+	f := testFormat(b, clock)
+	j := f.NewJudge()
+	st := f.NewState(format.Path{}).(*State)
+	st.UseSide(Side{Attempts: []Attempt{{ID: "a1", Started: base, Ended: base.Add(5 * time.Second), TerminalReason: "interrupted", InterruptionReason: "waiting for tool result: c1"},
+		{ID: "a2", Started: base.Add(6 * time.Second)}},
+		Tokens: []ResumeToken{{ID: "t", AttemptID: "a1", Created: base.Add(4 * time.Second), Expires: base.Add(time.Hour)}}})
 	a := integrity.NewArena(1 << 20)
 	var ev format.Event
 	b.SetBytes(n)

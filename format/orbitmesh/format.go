@@ -78,12 +78,15 @@ func (*Format) Annotations() []string { return annotations }
 
 // Layouts implements format.Format.
 func (*Format) Layouts() []string {
-	return []string{"<root>/sessions/<session_id>.messages.jsonl (snapshots <session_id>.json and <session_id>.tokens.json beside it are read, not tailed)"}
+	return []string{"<root>/sessions/<session_id>.messages.jsonl (beside it, read and not tailed: the session document <session_id>.json, " +
+		"attempts/<session_id>/<attempt>.json, resume_tokens/<token>.json, and the plan's <session_id>.tokens.json)"}
 }
 
-// Sniff implements format.Format: a JSON object with an integer seq, a
-// string ts and a string kind in one of the families message., run.,
-// status. or token.
+// Sniff implements format.Format: a JSON object with an integer seq and a
+// string kind, either as the runtime writes it (a string timestamp, one of
+// the log's eight kinds and three projections) or as the plan shows it (a
+// string ts, a kind in one of the families message., run., status. or
+// token.).
 func (*Format) Sniff(first []byte) bool {
 	var c integrity.Capture
 	if c.Scan(first, sniffPaths) != "" {
@@ -92,11 +95,15 @@ func (*Format) Sniff(first []byte) bool {
 	if _, ok := c.Int(sSeq); !ok {
 		return false
 	}
-	if _, ok := c.Str(sTS); !ok {
-		return false
-	}
 	k, ok := c.Str(sKind)
 	if !ok {
+		return false
+	}
+	if _, ok := c.Str(sTimestamp); ok {
+		p, _ := c.Str(sProjection)
+		return kindOf(k).current() && projectionOf(p)
+	}
+	if _, ok := c.Str(sTS); !ok {
 		return false
 	}
 	for _, p := range []string{"message.", "run.", "status.", "token."} {
@@ -107,13 +114,22 @@ func (*Format) Sniff(first []byte) bool {
 	return false
 }
 
-var sniffPaths = integrity.MustPaths("seq", "ts", "kind")
+var sniffPaths = integrity.MustPaths("seq", "ts", "kind", "timestamp", "projection")
 
 const (
 	sSeq = iota
 	sTS
 	sKind
+	sTimestamp
+	sProjection
 )
+
+// EndWritten implements format.EndsBeside: the latest run attempt beside
+// the log has a terminal reason.
+func (*Format) EndWritten(path string) bool {
+	a := ReadSide(path).Attempts
+	return len(a) > 0 && a[len(a)-1].TerminalReason != ""
+}
 
 // Seq implements format.Format: seq rises by one per record; a file may
 // start at any seq (docs/formats/orbitmesh.md, seq continuity).

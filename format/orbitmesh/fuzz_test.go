@@ -24,7 +24,9 @@ func seedLines(f *testing.F) []string {
 	}
 	return append(out, `{"kin\u0064":5,"kind":"run.started"}`, `{"kind":"run.started","kin\u0064":5}`,
 		`{"kind":"\ud800"}`, `{"seq":1e400,"kind":"x"}`, "{\"kind\":\"a\xff\"}", `{"kind":"x"} `, `{"kind":"x"}{}`,
-		`{"a":[[[{"kind":1}]]],"kind":"message.x"}`, `"kind"`, `{}`, ``)
+		`{"a":[[[{"kind":1}]]],"kind":"message.x"}`, `"kind"`, `{}`, ``,
+		cur(1, "metric", "append_raw", startA), cur(2, "metric", "append_raw", deltaA), cur(3, "error", "append", ""),
+		`{"seq":1,"timestamp":"2026-02-21T10:00:00Z","projection":"append_raw","kind":"metric","contents":"","raw":{"type":"message_delta","usage":{"output_tokens":-5,"input_tokens":1e30}}}`)
 }
 
 // FuzzJudge: Judge never panics; a line is corrupt exactly when the oracle

@@ -34,6 +34,12 @@ func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, ev *form
 	}
 	ev.EventType, ev.Role = kindNames[k], roles[k]
 	j.dup(pKind, ev)
+	if j.currentShape(k) {
+		f := j.currentSchema(k, a, ev)
+		s, _ := st.(*State)
+		s.judgeCurrent(&f, a, ev) // s nil: without a state
+		return
+	}
 	f := j.schema(k, a, ev)
 	if s, _ := st.(*State); s != nil {
 		s.judge(k, &f, a, ev)

@@ -27,6 +27,15 @@ const (
 	kTokenConsumed
 	kTokenRevoked
 	kTokenExpired
+	// The kinds the runtime's message log writes (current.go).
+	kUser
+	kOutput
+	kThought
+	kToolUse
+	kError
+	kSystem
+	kPlan
+	kMetric
 	kindCount
 )
 
@@ -36,9 +45,15 @@ var kindNames = [kindCount]string{
 	"run.started", "run.waiting", "run.resumed", "run.completed", "run.failed", "run.cancelled", "run.interrupted",
 	"status.derived",
 	"token.minted", "token.consumed", "token.revoked", "token.expired",
+	"user", "output", "thought", "tool_use", typeRuntimeError, "system", "plan", "metric",
 }
 
 var eventTypes = kindNames[kMessageUser:]
+
+// typeRuntimeError is the event_type of the log's kind "error" (an error
+// the runtime reports): "error" alone is a word the rest of journalship
+// uses for other things.
+const typeRuntimeError = "runtime_error"
 
 // roles maps kinds to neutral roles (docs/formats/orbitmesh.md, event_type
 // values).
@@ -61,11 +76,22 @@ var roles = [kindCount]format.Role{
 	kTokenConsumed:    format.RoleOther,
 	kTokenRevoked:     format.RoleOther,
 	kTokenExpired:     format.RoleOther,
+	kUser:             format.RoleMessage,
+	kOutput:           format.RoleMessage,
+	kThought:          format.RoleMessage,
+	kToolUse:          format.RoleToolCall,
+	kError:            format.RoleError,
+	kSystem:           format.RoleMessage,
+	kPlan:             format.RoleOther,
+	kMetric:           format.RoleOther, // a provider's usage event: llm_response (current.go)
 }
 
 func kindOf(b []byte) kind {
+	if string(b) == "error" {
+		return kError
+	}
 	for k := kMessageUser; k < kindCount; k++ {
-		if string(b) == kindNames[k] {
+		if k != kError && string(b) == kindNames[k] {
 			return k
 		}
 	}
@@ -79,10 +105,22 @@ func (k kind) message() bool  { return k >= kMessageOther && k <= kMessageSystem
 func (k kind) run() bool      { return k >= kRunStarted && k <= kRunInterrupted }
 func (k kind) terminal() bool { return k >= kRunCompleted && k <= kRunInterrupted }
 func (k kind) token() bool    { return k >= kTokenMinted && k <= kTokenExpired }
+func (k kind) current() bool  { return k >= kUser && k <= kMetric }
 
 // The captured paths, by id.
 var paths = integrity.MustPaths("kind", "seq", "ts", "run_id", "message_id",
-	"wait_kind", "resume_token_id", "reason", "status", "token_id")
+	"wait_kind", "resume_token_id", "reason", "status", "token_id",
+	// The runtime's message log (current.go).
+	"timestamp", "projection", "contents", "raw", "raw.type", "raw.model",
+	"raw.message", "raw.message.id", "raw.message.model",
+	"raw.message.usage", "raw.message.usage.input_tokens", "raw.message.usage.output_tokens",
+	"raw.message.usage.cache_read_input_tokens", "raw.message.usage.cache_creation_input_tokens",
+	"raw.message.usage.cache_creation", "raw.message.usage.cache_creation.ephemeral_5m_input_tokens",
+	"raw.message.usage.cache_creation.ephemeral_1h_input_tokens",
+	"raw.usage", "raw.usage.input_tokens", "raw.usage.output_tokens",
+	"raw.usage.cache_read_input_tokens", "raw.usage.cache_creation_input_tokens",
+	"raw.usage.cache_creation", "raw.usage.cache_creation.ephemeral_5m_input_tokens",
+	"raw.usage.cache_creation.ephemeral_1h_input_tokens")
 
 const (
 	pKind = iota
@@ -95,7 +133,21 @@ const (
 	pReason
 	pStatus
 	pTokenID
+	pTimestamp
+	pProjection
+	pContents
+	pRaw
+	pRawType
+	pRawModel
+	pRawMessage
+	pRawMessageID
+	pRawMessageModel
+	pStartUsage // raw.message.usage (message_start), then its counters in usageOffsets order
 )
+
+// pDeltaUsage is raw.usage (message_delta), then its counters in
+// usageOffsets order.
+const pDeltaUsage = pStartUsage + usageFields
 
 // Violation reasons, constants so that violating does not allocate.
 const (
@@ -135,34 +187,22 @@ type fields struct {
 	runID, tokenID []byte // arena copies, nil when absent or invalid
 	reason         interruption
 	status         string // a known status, "" when absent or invalid
+
+	// The provider's usage on a metric record of the runtime's log
+	// (current.go): start for message_start, whose response is the hash of
+	// its message id (never 0).
+	usage    format.Usage
+	hasUsage bool
+	start    bool
+	response uint64
 }
 
 // schema checks line's fields for kind k (docs/formats/orbitmesh.md,
 // Records) into ev and returns what the state needs.
 func (j *judge) schema(k kind, a *integrity.Arena, ev *format.Event) (f fields) {
 	c := &j.c
-	j.dup(pSeq, ev)
-	switch n, ok := c.Int(pSeq); {
-	case !c.Has(pSeq):
-		ev.Violate("seq", reasonRequired)
-	case !ok:
-		ev.Violate("seq", reasonNotInt)
-	case n < 0:
-		ev.Violate("seq", reasonMin0)
-	default:
-		ev.Seq, ev.HasSeq = n, true
-	}
-	j.dup(pTS, ev)
-	switch t, ok := c.Time(pTS); {
-	case !c.Has(pTS):
-		ev.Violate("ts", reasonRequired)
-	case c.Get(pTS).Kind != integrity.JSONString:
-		ev.Violate("ts", reasonNotString)
-	case !ok:
-		ev.Violate("ts", reasonDateTime)
-	default:
-		ev.Time, ev.HasTime = t, true
-	}
+	j.seqField(0, reasonMin0, ev)
+	j.timeField(pTS, "ts", ev)
 	if s, ok := j.optString(pRunID, "run_id", k.run(), ev); ok {
 		f.runID = a.Copy(s)
 		ev.RunID = f.runID
@@ -200,6 +240,38 @@ func (j *judge) schema(k kind, a *integrity.Arena, ev *format.Event) (f fields) 
 		}
 	}
 	return f
+}
+
+// seqField checks seq: an integer >= least.
+func (j *judge) seqField(least int64, reason string, ev *format.Event) {
+	c := &j.c
+	j.dup(pSeq, ev)
+	switch n, ok := c.Int(pSeq); {
+	case !c.Has(pSeq):
+		ev.Violate("seq", reasonRequired)
+	case !ok:
+		ev.Violate("seq", reasonNotInt)
+	case n < least:
+		ev.Violate("seq", reason)
+	default:
+		ev.Seq, ev.HasSeq = n, true
+	}
+}
+
+// timeField checks the record's time at id: an RFC 3339 date-time.
+func (j *judge) timeField(id int, name string, ev *format.Event) {
+	c := &j.c
+	j.dup(id, ev)
+	switch t, ok := c.Time(id); {
+	case !c.Has(id):
+		ev.Violate(name, reasonRequired)
+	case c.Get(id).Kind != integrity.JSONString:
+		ev.Violate(name, reasonNotString)
+	case !ok:
+		ev.Violate(name, reasonDateTime)
+	default:
+		ev.Time, ev.HasTime = t, true
+	}
 }
 
 // dup flags a field written twice (the first occurrence is judged).

@@ -94,11 +94,32 @@ type State struct {
 
 	past        ring // runs that are no longer the latest
 	interrupted ring // runs with a run.interrupted
+
+	// The runtime's log (sidestate.go, usage.go): its side files, the
+	// newest line time, the attempt whose end a line marked (index+1), the
+	// latest response's usage counted (and before the last line, for
+	// Withdraw) and the models its provider events named.
+	current   bool
+	side      Side
+	hasSide   bool
+	reasons   [][]byte // the attempts' terminal reasons, for EndReason of a line
+	newest    time.Time
+	hasNewest bool
+	endMarked int
+	resp      response
+	undo      response
+	undone    bool
+	respModel []byte
+	lastModel []byte
 }
 
-// Load implements format.SideFiles: the snapshot and token index beside
-// the journal, read defensively (docs/formats/orbitmesh.md).
-func (s *State) Load(journalPath string) { s.UseSnapshot(ReadSnapshot(journalPath)) }
+// Load implements format.SideFiles: the files beside the journal, read
+// defensively (docs/formats/orbitmesh.md): the runtime's session document,
+// attempts and resume tokens, and the plan's snapshot and token index.
+func (s *State) Load(journalPath string) {
+	s.UseSnapshot(ReadSnapshot(journalPath))
+	s.UseSide(ReadSide(journalPath))
+}
 
 // UseSnapshot gives the state the session's snapshot (ReadSnapshot); the
 // last one given counts. Its facts apply to lines from its last_seq on and
@@ -113,19 +134,34 @@ func (s *State) UseSnapshot(sn Snapshot) {
 func (s *State) Snapshot() (Snapshot, bool) { return s.snap, s.hasSnap }
 
 // Derived implements format.State: the status now, the snapshot's wait
-// deadline and token expiries compared with Config.Now.
-func (s *State) Derived() string { return s.derive(s.hasSnap, s.now(), true) }
+// deadline and token expiries compared with Config.Now. A log of the
+// runtime's records (no plan run) has the side files' status now.
+func (s *State) Derived() string {
+	if !s.hasRun && (s.current || len(s.side.Attempts) > 0) {
+		st, _ := s.side.statusAt(s.now())
+		return st
+	}
+	return s.derive(s.hasSnap, s.now(), true)
+}
 
 // Over implements format.State: the latest run ended by a terminal record
-// (completed, failed, cancelled or interrupted), which also ends its wait.
+// (completed, failed, cancelled or interrupted), which also ends its wait;
+// for a log of the runtime's records, the latest attempt has a terminal
+// reason (sideOver).
 func (s *State) Over() (over, terminal bool) {
-	return s.hasRun && s.terminal, s.hasRun && s.terminal
+	if !s.hasRun {
+		o := s.sideOver()
+		return o, o
+	}
+	return s.terminal, s.terminal
 }
 
 // Open implements format.State: the latest run, when it has not ended.
 func (s *State) Open() []string {
 	switch {
-	case !s.hasRun || s.terminal:
+	case !s.hasRun:
+		return s.sideOpen()
+	case s.terminal:
 		return nil
 	case s.waiting:
 		return []string{fmt.Sprintf("run %q is waiting (resume token %q) and was never resumed or ended", s.run, s.token)}
