@@ -74,7 +74,10 @@ func TestBenchSessionIsClean(t *testing.T) {
 // (a message with its continuity, a transcript line) allocates nothing.
 func TestJudgeDoesNotAllocate(t *testing.T) {
 	lines := benchSession(20)
-	lines = append(lines, []byte(`{"type":"result","total_cost_usd":0.5}`), []byte(`{"role":"tool","tool_call_id":"none","uuid":"x","timestamp":"2026-02-09T14:00:00Z"}`),
+	for _, l := range benchSession(3) {
+		lines = append(lines, nestOf(l))
+	}
+	lines = append(lines, []byte(`{"uuid":"n","message":{"role":"tool","tool_calls":[{}],"name":3}}`), []byte(`{"uuid":"n","message":{}}`), []byte(`{"type":"result","total_cost_usd":0.5}`), []byte(`{"role":"tool","tool_call_id":"none","uuid":"x","timestamp":"2026-02-09T14:00:00Z"}`),
 		[]byte(`{"role":"assistant","tool_calls":[5,{"id":""},{"id":"a","id":"b"}],"uuid":""}`), []byte(`{"role":`),
 		[]byte(`{"role":"user","uuid":"y","timestamp":"2026-02-09T14:03:11.52133+05:30"}`), []byte(`{"role":"user","uuid":"z","timestamp":"2026-02-09T14:03:11-09:30"}`))
 	f := New()

@@ -60,10 +60,15 @@ const (
 	// NoteCostIncludesParent: a fork's first summary ships a cost that
 	// includes its source's (parent_session_id in the entry names it).
 	NoteCostIncludesParent = "cost_includes_parent"
+	// NoteCostInParent: a subagent's summary; its total_cost_usd is the
+	// cost tracker it shares with its parent's run, counted in the
+	// parent's summary, so it adds nothing (subagent_of in the entry
+	// names the parent session).
+	NoteCostInParent = "cost_in_parent"
 )
 
 var annotations = []string{NoteUUIDRepeat, NoteTimestampRegression, NoteToolResultWithoutCall,
-	NoteMetadataIDMismatch, NoteCostIncludesParent}
+	NoteMetadataIDMismatch, NoteCostIncludesParent, NoteCostInParent}
 
 // The derived states of a messages.jsonl (docs/formats/go-session.md,
 // Derived state).
@@ -78,6 +83,7 @@ const (
 	DefaultMaxTrackedIDs    = 1 << 20
 	DefaultMaxOpenCalls     = 1024
 	DefaultMaxMetadataBytes = 1 << 20
+	DefaultMaxParentScan    = 64 << 20
 )
 
 // Config bounds what a file's state remembers and what the side files may
@@ -95,12 +101,16 @@ type Config struct {
 	// MaxMetadataBytes bounds metadata.json and checkpoint manifests: a
 	// larger file is unknown. Default 1 MiB.
 	MaxMetadataBytes int64
+	// MaxParentScanBytes bounds the bytes of the sibling sessions'
+	// messages.jsonl read, once per run summary, to find a subagent's
+	// parent (ParentOf). Default 64 MiB.
+	MaxParentScanBytes int64
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{MaxTrackedIDs: DefaultMaxTrackedIDs, MaxOpenCalls: DefaultMaxOpenCalls,
-		MaxMetadataBytes: DefaultMaxMetadataBytes}
+		MaxMetadataBytes: DefaultMaxMetadataBytes, MaxParentScanBytes: DefaultMaxParentScan}
 }
 
 // Validate reports a configuration that cannot work.
@@ -112,6 +122,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("go-session: MaxOpenCalls %d is not >= 1", c.MaxOpenCalls)
 	case c.MaxMetadataBytes < 1:
 		return fmt.Errorf("go-session: MaxMetadataBytes %d is not >= 1", c.MaxMetadataBytes)
+	case c.MaxParentScanBytes < 0:
+		return fmt.Errorf("go-session: MaxParentScanBytes %d is not >= 0", c.MaxParentScanBytes)
 	}
 	return nil
 }
@@ -168,8 +180,10 @@ func (*Format) NewJudge() format.Judge { return &judge{} }
 func (f *Format) NewState(p format.Path) format.State { return newState(&f.cfg, p) }
 
 // Sniff implements format.Format: a message (a JSON object with a string
-// role among user, assistant, tool and system and a non-empty string uuid)
-// or an SDK message (a string type among the Agent SDK's message types,
+// role among user, assistant, tool and system and a non-empty string uuid;
+// or, as Goat's store writes it, a non-empty string uuid, a timestamp and
+// that role nested in "message", without a top-level role or type) or an
+// SDK message (a string type among the Agent SDK's message types,
 // with a string session_id or uuid, and without Claude Code's transcript
 // envelope, sessionId or parentUuid). Codelia, OrbitMesh and Cortex Plane
 // lines have none of these shapes; a Claude Code stream-json capture has
@@ -183,6 +197,10 @@ func (*Format) Sniff(first []byte) bool {
 		uuid, ok := c.Str(sUUID)
 		return ok && len(uuid) > 0
 	}
+	if role, ok := c.Str(sMessageRole); ok && roleOf(role) != rOther && !c.Has(sRole) && !c.Has(sType) {
+		uuid, ok := c.Str(sUUID)
+		return ok && len(uuid) > 0 && c.Has(sTimestamp)
+	}
 	typ, ok := c.Str(sType)
 	if !ok || !sdkType(typ) || c.Has(sSessionIDCamel) || c.Has(sParentUUID) {
 		return false
@@ -192,7 +210,8 @@ func (*Format) Sniff(first []byte) bool {
 	return sid || uuid
 }
 
-var sniffPaths = integrity.MustPaths("role", "uuid", "type", "session_id", "sessionId", "parentUuid")
+var sniffPaths = integrity.MustPaths("role", "uuid", "type", "session_id", "sessionId", "parentUuid",
+	"message.role", "timestamp")
 
 const (
 	sRole = iota
@@ -201,6 +220,8 @@ const (
 	sSessionID
 	sSessionIDCamel
 	sParentUUID
+	sMessageRole
+	sTimestamp
 )
 
 // sdkTypes are the Claude Agent SDK's message types, which Goat mirrors.

@@ -21,12 +21,13 @@ var (
 
 func TestConfig(t *testing.T) {
 	require.NoError(t, DefaultConfig().Validate())
-	assert.Equal(t, Config{MaxTrackedIDs: 1 << 20, MaxOpenCalls: 1024, MaxMetadataBytes: 1 << 20}, DefaultConfig())
+	assert.Equal(t, Config{MaxTrackedIDs: 1 << 20, MaxOpenCalls: 1024, MaxMetadataBytes: 1 << 20, MaxParentScanBytes: 64 << 20}, DefaultConfig())
 	for _, bad := range []Config{
 		{MaxOpenCalls: 1, MaxMetadataBytes: 1},
 		{MaxTrackedIDs: 1, MaxMetadataBytes: 1},
 		{MaxTrackedIDs: 1, MaxOpenCalls: 1},
 		{MaxTrackedIDs: -1, MaxOpenCalls: 1, MaxMetadataBytes: 1},
+		{MaxTrackedIDs: 1, MaxOpenCalls: 1, MaxMetadataBytes: 1, MaxParentScanBytes: -1},
 	} {
 		assert.Error(t, bad.Validate(), "%+v", bad)
 		_, err := NewWith(bad)
@@ -44,7 +45,7 @@ func TestDescription(t *testing.T) {
 	f.EventTypes()[0] = "changed"
 	assert.Equal(t, "user", f.EventTypes()[0], "callers get a copy")
 	assert.Equal(t, []string{"uuid_repeat", "timestamp_regression", "tool_result_without_call",
-		"metadata_id_mismatch", "cost_includes_parent"}, f.Annotations())
+		"metadata_id_mismatch", "cost_includes_parent", "cost_in_parent"}, f.Annotations())
 	f.Annotations()[0] = "changed"
 	assert.Equal(t, NoteUUIDRepeat, f.Annotations()[0])
 	assert.NotEmpty(t, f.Layouts())

@@ -25,7 +25,7 @@ func corruptOracle(line []byte, journal Journal) bool {
 	if !object {
 		return true
 	}
-	stringRole := hasRole && role[0] == '"'
+	stringRole := hasRole && role[0] == '"' || !hasRole && nestedStringRole(line)
 	switch journal {
 	case Transcript:
 		return false
@@ -34,6 +34,37 @@ func corruptOracle(line []byte, journal Journal) bool {
 	}
 	_, _, hasType := formattest.FirstMember(line, "type")
 	return !stringRole && !hasType
+}
+
+// nestedStringRole tells whether line's only "message" member is an
+// object whose first "role" member is a string (Goat's MessageEntry).
+func nestedStringRole(line []byte) bool {
+	msg, _, has := formattest.FirstMember(line, "message")
+	if !has || msg[0] != '{' || members(line, "message") != 1 {
+		return false
+	}
+	role, _, has := formattest.FirstMember(msg, "role")
+	return has && role[0] == '"'
+}
+
+// members counts the top-level members key of the JSON object line.
+func members(line []byte, key string) int {
+	var obj []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		var v json.RawMessage
+		if err != nil || dec.Decode(&v) != nil {
+			return 0
+		}
+		if k == key {
+			obj = append(obj, v)
+		}
+	}
+	return len(obj)
 }
 
 func FuzzJudge(f *testing.F) {
@@ -45,6 +76,10 @@ func FuzzJudge(f *testing.F) {
 	f.Add([]byte(`{"r\u006fle":"tool","tool_call_id":"a\u0000","uuid":"\ud800","timestamp":"2026-02-09T14:00:00.000000000001+14:00"}`))
 	f.Add([]byte(`{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"x"}},[],"s",{"id":"\"]"}]}`))
 	f.Add([]byte(`{"type":"result","total_cost_usd":1e400}`))
+	f.Add([]byte(`{"uuid":"u","timestamp":"2026-11-26T11:48:20.073093635Z","message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"Read"}}]}}`))
+	f.Add([]byte(`{"uuid":"u","message":{"role":"tool","tool_call_id":"c"},"message":{"role":"user"}}`))
+	f.Add([]byte(`{"uuid":"u","message":{"r\u006fle":"tool","role":1,"tool_call_id":5,"name":[]}}`))
+	f.Add([]byte(`{"uuid":"u","message":{}}`))
 	gf := New()
 	known := gf.EventTypes()
 	kinds := gf.Annotations()

@@ -75,13 +75,19 @@ func (j *judge) transcript(s *State, a *integrity.Arena, ev *format.Event) {
 	}
 }
 
-// message judges a message (docs/formats/go-session.md, messages.jsonl)
-// and advances the state by it.
+// message judges a message (docs/formats/go-session.md, messages.jsonl),
+// flat or nested in "message" as its content says (shapeOf), and advances
+// the state by it.
 func (j *judge) message(s *State, a *integrity.Arena, ev *format.Event) {
 	c := &j.c
-	name, ok := c.Str(pRole)
-	if !ok {
-		ev.Corrupt(reasonNoRole)
+	sh := shapeOf(c)
+	name, ok := c.Str(sh.role)
+	switch {
+	case sh == &nestedShape && c.Get(pMessage).Count > 1:
+		ev.Corrupt(reasonTwoMessages) // which message is the line's is ambiguous
+		return
+	case !ok:
+		ev.Corrupt(sh.noRole)
 		return
 	}
 	r := roleOf(name)
@@ -90,7 +96,7 @@ func (j *judge) message(s *State, a *integrity.Arena, ev *format.Event) {
 		ev.TypeName = a.Copy(name)
 		ev.Flags |= format.UnknownType
 	}
-	j.dup(pRole, ev)
+	j.dup(sh.role, ev)
 	known := r != rOther // an unknown role's fields are read, not judged
 
 	// uuid: its hash, for uuid_repeat.
@@ -113,31 +119,31 @@ func (j *judge) message(s *State, a *integrity.Arena, ev *format.Event) {
 	calls := 0
 	var callID []byte
 	if known {
-		switch j.dup(pContent, ev).Kind {
+		switch j.dup(sh.content, ev).Kind {
 		case integrity.JSONAbsent, integrity.JSONString, integrity.JSONArray, integrity.JSONNull:
 		default:
-			ev.Violate("content", reasonContent)
+			ev.Violate(linePaths.Name(sh.content), reasonContent)
 		}
-		switch j.dup(pToolCalls, ev).Kind {
+		switch j.dup(sh.toolCalls, ev).Kind {
 		case integrity.JSONArray:
-			calls = j.toolCalls(r, s, a, ev)
+			calls = j.toolCalls(sh, r, s, a, ev)
 		case integrity.JSONAbsent, integrity.JSONNull:
 		default:
-			ev.Violate("tool_calls", reasonArrOrNull)
+			ev.Violate(linePaths.Name(sh.toolCalls), reasonArrOrNull)
 		}
 		if r == rTool {
-			if id, ok := j.nonEmpty(pToolCallID, true, true, ev); ok {
+			if id, ok := j.nonEmpty(sh.toolCallID, true, true, ev); ok {
 				callID = a.Copy(id)
 				ev.ToolCallID = callID
 			}
 		} else {
-			j.strOrNull(pToolCallID, "tool_call_id", ev)
+			j.strOrNull(sh.toolCallID, ev)
 		}
-		j.strOrNull(pName, "name", ev)
+		j.strOrNull(sh.name, ev)
 	}
 	if s == nil {
 		if r == rTool && len(callID) > 0 {
-			j.ownName(a, ev)
+			j.ownName(sh, a, ev)
 		}
 		return
 	}
@@ -161,7 +167,7 @@ func (j *judge) message(s *State, a *integrity.Arena, ev *format.Event) {
 		if len(callName) > 0 {
 			ev.ToolName = a.Copy(callName)
 		} else {
-			j.ownName(a, ev)
+			j.ownName(sh, a, ev)
 		}
 	}
 	switch r {
@@ -181,8 +187,8 @@ func (j *judge) message(s *State, a *integrity.Arena, ev *format.Event) {
 
 // ownName names a tool message's tool by its own name field, when the
 // call it answers is unknown.
-func (j *judge) ownName(a *integrity.Arena, ev *format.Event) {
-	if n, ok := j.c.Str(pName); ok && len(n) > 0 {
+func (j *judge) ownName(sh *shape, a *integrity.Arena, ev *format.Event) {
+	if n, ok := j.c.Str(sh.name); ok && len(n) > 0 {
 		ev.ToolName = a.Copy(n)
 	}
 }
@@ -190,12 +196,12 @@ func (j *judge) ownName(a *integrity.Arena, ev *format.Event) {
 // toolCalls judges the entries of tool_calls, sets the first call's id and
 // name on ev, makes an assistant message's calls open in s and returns the
 // number of entries.
-func (j *judge) toolCalls(r role, s *State, a *integrity.Arena, ev *format.Event) int {
+func (j *judge) toolCalls(sh *shape, r role, s *State, a *integrity.Arena, ev *format.Event) int {
 	tc := &j.tc
-	j.el.reset(j.c.Raw(pToolCalls))
+	j.el.reset(j.c.Raw(sh.toolCalls))
 	n := 0
 	for entry, ok := j.el.next(); ok; entry, ok = j.el.next() {
-		names := callNamesOf(n)
+		names := sh.callNamesOf(n)
 		n++
 		if entry[0] != '{' || tc.Scan(entry, callPaths) != "" {
 			ev.Violate(names.entry, reasonObject)
@@ -288,11 +294,11 @@ func (j *judge) nonEmpty(id int, judged, required bool, ev *format.Event) ([]byt
 }
 
 // strOrNull judges an optional string field that may be null.
-func (j *judge) strOrNull(id int, field string, ev *format.Event) {
+func (j *judge) strOrNull(id int, ev *format.Event) {
 	switch j.dup(id, ev).Kind {
 	case integrity.JSONAbsent, integrity.JSONString, integrity.JSONNull:
 	default:
-		ev.Violate(field, reasonStrOrNull)
+		ev.Violate(linePaths.Name(id), reasonStrOrNull)
 	}
 }
 

@@ -32,12 +32,26 @@ type Metadata struct {
 	// max_turns, interrupted, …; any value passes), never cleared.
 	ExitReason string
 
-	// TurnCount is turn_count, an integer >= 0, cumulative over the
-	// session's runs.
+	// PerRun tells how the counts and the cost are meant (docs/formats/
+	// go-session.md, metadata.json): true, as Goat's store writes the file
+	// (the session named by id, or not named), they are the latest run's
+	// own, the file rewritten by every run; false, in the spec's shape (the
+	// session named by session_id and not by id), they are cumulative over
+	// the session's runs.
+	PerRun bool
+
+	// TurnCount is turn_count, an integer >= 0: the run's (PerRun), else
+	// the session's so far.
 	TurnCount    int64
 	HasTurnCount bool
-	// TotalCostUSD is total_cost_usd, a number >= 0, cumulative over the
-	// session's runs (a fork starts with its source's).
+	// MessageCount is message_count, an integer >= 0 (Goat: the messages
+	// the run's loop held at its end, restored ones included).
+	MessageCount    int64
+	HasMessageCount bool
+	// TotalCostUSD is total_cost_usd, a number >= 0: the run's cost
+	// (PerRun; a subagent's is its parent run's shared tracker, see
+	// Format.SideRecords), else cumulative over the session's runs (a fork
+	// starts with its source's).
 	TotalCostUSD float64
 	HasTotalCost bool
 
@@ -75,7 +89,8 @@ func ReadMetadata(sessionDir string, maxBytes int64) (m Metadata, ok bool) {
 }
 
 var metaPaths = integrity.MustPaths("session_id", "id", "parent_session_id", "parent_id", "model",
-	"agent_name", "cwd", "exit_reason", "turn_count", "total_cost_usd", "created_at", "updated_at")
+	"agent_name", "cwd", "exit_reason", "turn_count", "total_cost_usd", "created_at", "updated_at",
+	"message_count")
 
 const (
 	mSessionID = iota
@@ -90,6 +105,7 @@ const (
 	mTotalCost
 	mCreatedAt
 	mUpdatedAt
+	mMessageCount
 )
 
 // ParseMetadata reads a metadata.json's content (without ModTime). Any
@@ -101,6 +117,8 @@ func ParseMetadata(b []byte) Metadata {
 		return Metadata{}
 	}
 	m := Metadata{Read: true}
+	_, spec := c.Str(mSessionID)
+	m.PerRun = !spec || c.Has(mID)
 	m.SessionID = str(&c, mSessionID, mID)
 	m.ParentSessionID = str(&c, mParentSessionID, mParentID)
 	m.Model = str(&c, mModel, -1)
@@ -109,6 +127,9 @@ func ParseMetadata(b []byte) Metadata {
 	m.ExitReason = str(&c, mExitReason, -1)
 	if n, ok := c.Int(mTurnCount); ok && n >= 0 {
 		m.TurnCount, m.HasTurnCount = n, true
+	}
+	if n, ok := c.Int(mMessageCount); ok && n >= 0 {
+		m.MessageCount, m.HasMessageCount = n, true
 	}
 	if f, ok := c.Float(mTotalCost); ok && f >= 0 && !math.IsInf(f, 0) && !math.IsNaN(f) {
 		m.TotalCostUSD, m.HasTotalCost = f, true

@@ -131,7 +131,7 @@ func TestReadMetadataUnknown(t *testing.T) {
 func TestParseMetadataWrongTypes(t *testing.T) {
 	m := ParseMetadata([]byte(`{"session_id":5,"model":["m"],"agent_name":null,"cwd":{},"exit_reason":true,
 		"turn_count":"5","total_cost_usd":"0.02","created_at":"yesterday","updated_at":1770645791,"parent_session_id":7}`))
-	assert.Equal(t, Metadata{Read: true}, m, "every field unknown on its own")
+	assert.Equal(t, Metadata{Read: true, PerRun: true}, m, "every field unknown on its own (no string session_id: Goat's per-run reading)")
 	for _, n := range []string{`-1`, `1.5`, `1e30`, `99999999999999999999`} {
 		m = ParseMetadata([]byte(`{"turn_count":` + n + `}`))
 		assert.False(t, m.HasTurnCount, n)

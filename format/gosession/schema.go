@@ -44,9 +44,12 @@ func roleOf(b []byte) role {
 
 // linePaths are the fields the judge reads, of a message and of a
 // transcript line alike (one scan decides which the line is when the
-// state does not know).
+// state does not know). A message's own fields come in two shapes
+// (docs/formats/go-session.md, messages.jsonl): flat beside uuid and
+// timestamp (seed 002), or nested in "message" (Goat's MessageEntry).
 var linePaths = integrity.MustPaths("role", "uuid", "timestamp", "content", "tool_calls",
-	"tool_call_id", "name", "type", "total_cost_usd")
+	"tool_call_id", "name", "type", "total_cost_usd",
+	"message", "message.role", "message.content", "message.tool_calls", "message.tool_call_id", "message.name")
 
 // Ids of linePaths, in its order.
 const (
@@ -59,7 +62,37 @@ const (
 	pName
 	pType
 	pTotalCost
+	pMessage
+	pMRole
+	pMContent
+	pMToolCalls
+	pMToolCallID
+	pMName
 )
+
+// shape is where a message line keeps its message's fields: the ids of
+// linePaths they are captured under, and the violation names of its
+// tool_calls entries.
+type shape struct {
+	role, content, toolCalls, toolCallID, name int
+	calls                                      *[maxNamedCalls + 1]callFieldNames
+	noRole                                     string // the corrupt reason without a string role
+}
+
+// The two shapes of a message line.
+var (
+	flatShape   = shape{pRole, pContent, pToolCalls, pToolCallID, pName, &callNames, reasonNoRole}
+	nestedShape = shape{pMRole, pMContent, pMToolCalls, pMToolCallID, pMName, &nestedCallNames, reasonNoNestedRole}
+)
+
+// shapeOf tells the shape of a scanned message line, by its content: nested
+// when it has no top-level role and its "message" is an object.
+func shapeOf(c *integrity.Capture) *shape {
+	if !c.Has(pRole) && c.Get(pMessage).Kind == integrity.JSONObject {
+		return &nestedShape
+	}
+	return &flatShape
+}
 
 // callPaths are the fields of one tool_calls entry: its id, and its name
 // in the OpenAI shape (function.name) or flat (name).
@@ -84,6 +117,8 @@ const (
 	reasonArrOrNull      = "must be an array or null"
 	reasonObject         = "must be an object"
 	reasonNoRole         = `no string "role"`
+	reasonNoNestedRole   = `no string "message.role"`
+	reasonTwoMessages    = `"message" written twice`
 	maxDetail            = 64  // bytes of a value quoted in a note's detail
 	maxKept              = 256 // bytes of an id or name a state keeps
 )
@@ -95,19 +130,24 @@ type callFieldNames struct{ entry, id, name, functionName string }
 
 const maxNamedCalls = 64
 
-var callNames = func() (n [maxNamedCalls + 1]callFieldNames) {
+var (
+	callNames       = namesOfCalls("")
+	nestedCallNames = namesOfCalls("message.")
+)
+
+func namesOfCalls(prefix string) (n [maxNamedCalls + 1]callFieldNames) {
 	for i := range n {
 		idx := strconv.Itoa(i)
 		if i == maxNamedCalls {
 			idx = "*"
 		}
-		p := "tool_calls[" + idx + "]"
+		p := prefix + "tool_calls[" + idx + "]"
 		n[i] = callFieldNames{p, p + ".id", p + ".name", p + ".function.name"}
 	}
 	return n
-}()
+}
 
-func callNamesOf(i int) *callFieldNames { return &callNames[min(i, maxNamedCalls)] }
+func (sh *shape) callNamesOf(i int) *callFieldNames { return &sh.calls[min(i, maxNamedCalls)] }
 
 // clip shortens s to at most n bytes, on a rune boundary.
 func clip(s []byte, n int) []byte {

@@ -94,7 +94,8 @@ func TestCheckpointsShipOnce(t *testing.T) {
 	require.NoError(t, json.Unmarshal(recs[1].Line, &second))
 	assert.Equal(t, checkpointEntry{ID: "u-7", CreatedAt: "2026-02-09T10:01:00Z", Files: 2, Manifest: filepath.Join(dir, "checkpoints/u-7/manifest.json")}, second)
 	assert.False(t, recs[0].HasCost)
-	assert.Equal(t, format.Marks{"checkpoint:cp-001": "1", "checkpoint:u-7": "1"}, next)
+	assert.Equal(t, format.Marks{"checkpoint:cp-001@2026-02-09T10:00:05Z": "1", "checkpoint:u-7@2026-02-09T10:01:00Z": "1"}, next,
+		"keyed by directory and time")
 
 	marks := merge(format.Marks{}, next)
 	recs, next = f.SideRecords(messages, never, marks)
