@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/journalship/journalship/internal/realdata"
 )
 
 // goSession is a Go pkg/session store's session directory under the env.
@@ -92,7 +93,8 @@ func TestGoSessionSummaryAndCheckpoints(t *testing.T) {
 	assert.Contains(t, cps[0].Line, `"checkpoint_files":1`)
 	marks, err := e.ledger.Marks(ctx, g.messages)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"checkpoint:u-1": "1"}, marks, "the ledger remembers it")
+	assert.Equal(t, map[string]string{"checkpoint:u-1@" + start.Add(time.Second).UTC().Format(time.RFC3339Nano): "1"}, marks,
+		"the ledger remembers it, by directory and time")
 
 	// The run ends: exit_reason written after the last message.
 	g.metadata(t, start, start.Add(time.Minute), 2, 0.5, "end_turn")
@@ -208,4 +210,126 @@ func TestGoSessionRunWithoutNewMessages(t *testing.T) {
 	cps, err := q.WaitFor(ctx, `{service_name="agent-sessions", event_type="checkpoint"}`, e.now.Add(-3*time.Hour), e.now.Add(time.Minute), 1, 20*time.Second)
 	require.NoError(t, err)
 	assert.Len(t, cps, 1)
+}
+
+// copyRealSession copies a session directory of the real Goat store into
+// the env's store base (the originals are read-only) and returns it.
+func (e *env) copyRealSession(t *testing.T, root, id string) goSession {
+	t.Helper()
+	g := e.goSession(t, id)
+	src := filepath.Join(root, id)
+	require.NoError(t, filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		dst := filepath.Join(g.dir, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return err
+		}
+		return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
+	}))
+	return g
+}
+
+// TestGoSessionRealStoreOneSummaryPerRun: the store Goat's own code wrote
+// (../shared/realdata/go-session) finishes whole: every journal ends
+// "session ended"; one summary ships per run metadata.json describes, with
+// that run's cost (the subagent's adds nothing: its parent's run counts
+// it), and the checkpoint once. Then the main session runs again as Goat
+// does it: Create rewrites metadata.json (a new created_at), messages are
+// appended, the run's end rewrites it and the session-end checkpoint:
+// one more summary, with only that run's cost, and one more checkpoint.
+func TestGoSessionRealStoreOneSummaryPerRun(t *testing.T) {
+	root := realdata.Dir(t, "go-session")
+	ctx := context.Background()
+	e := newEnv(t)
+	f := e.finalizer(t, nil, nil)
+	ids := []string{"aeed4273-5dec-43f9-a8f1-548160eefd91", "0abf2b7b-8d69-4da7-a4c8-26810e7f9855", "b1937e09-1ec4-420e-b2b4-0867c82db2fd"}
+	var main goSession
+	for i, id := range ids {
+		g := e.copyRealSession(t, root, id)
+		if i == 0 {
+			main = g
+		}
+		for _, p := range []string{g.messages, g.transcript} {
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			o, err := f.File(ctx, p)
+			require.NoError(t, err)
+			assert.True(t, o.Finished, p)
+			assert.Equal(t, "session ended", o.Why, p)
+		}
+	}
+	q := &lokiquery.Client{URL: e.loki.URL}
+	from, to := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC), e.now.Add(time.Minute)
+	costs := func(want int) map[string][]string {
+		t.Helper()
+		sums, err := q.WaitFor(ctx, `{service_name="agent-sessions", event_type="metadata"}`, from, to, want, 20*time.Second)
+		require.NoError(t, err)
+		require.Len(t, sums, want, "one summary per run")
+		out := map[string][]string{}
+		for _, s := range sums {
+			id := s.Metadata["session_id"]
+			out[id] = append(out[id], s.Metadata["cost_usd"]+"/"+s.Metadata["reported_cost_usd"]+"/"+s.Metadata["annotations"])
+		}
+		return out
+	}
+	assert.Equal(t, map[string][]string{
+		ids[0]: {"0.01269/0.01269/"},
+		ids[1]: {"0/0.054195/cost_in_parent"},
+		ids[2]: {"0.008625/0.008625/"},
+	}, costs(3), "each run's cost once; the resumed session's first run was overwritten before this finalizer ran")
+
+	// The main session's next run.
+	start := e.now.Add(-10 * time.Minute).UTC()
+	goat := func(created, updated time.Time, cost float64, exit string) string {
+		return fmt.Sprintf(`{
+  "id": %q,
+  "cwd": "/home/dev/app",
+  "model": "claude-sonnet-4-5-20250929",
+  "created_at": %q,
+  "updated_at": %q,
+  "message_count": 14,
+  "turn_count": 1,
+  "total_cost_usd": %v%s
+}`, ids[0], created.Format(time.RFC3339Nano), updated.Format(time.RFC3339Nano), cost, exit)
+	}
+	meta := filepath.Join(main.dir, "metadata.json")
+	require.NoError(t, os.WriteFile(meta, []byte(goat(start, start, 0, "")), 0o644))
+	o, err := f.File(ctx, main.messages)
+	require.NoError(t, err)
+	assert.Equal(t, "already finished", o.Why)
+	ts := func(d time.Duration) string { return start.Add(d).Format(time.RFC3339Nano) }
+	mf, err := os.OpenFile(main.messages, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprintf(mf, "{\"uuid\":\"r3-u\",\"timestamp\":%q,\"message\":{\"role\":\"user\",\"content\":\"run the tests\"}}\n"+
+		"{\"uuid\":\"r3-a\",\"timestamp\":%q,\"message\":{\"role\":\"assistant\",\"content\":\"They pass.\"}}\n", ts(time.Second), ts(2*time.Second))
+	require.NoError(t, err)
+	require.NoError(t, mf.Close())
+	require.NoError(t, os.WriteFile(meta, []byte(goat(start, start.Add(3*time.Second), 0.0211, `,
+  "exit_reason": "end_turn"`)), 0o644))
+	cp := filepath.Join(main.dir, "checkpoints", "session-end", "manifest.json")
+	require.NoError(t, os.WriteFile(cp, []byte(fmt.Sprintf(`{"user_message_uuid":"session-end","created_at":%q,"files":[]}`, ts(4*time.Second))), 0o644))
+	o, err = f.File(ctx, main.messages)
+	require.NoError(t, err)
+	assert.True(t, o.Finished, "the new run ended too")
+
+	got := costs(4)
+	assert.ElementsMatch(t, []string{"0.01269/0.01269/", "0.0211/0.0211/"}, got[ids[0]], "the new run's own cost, not a growth")
+	cps, err := q.WaitFor(ctx, `{service_name="agent-sessions", event_type="checkpoint"}`, from, to, 2, 20*time.Second)
+	require.NoError(t, err)
+	assert.Len(t, cps, 2, "session-end rewritten: one checkpoint per version")
 }
