@@ -145,7 +145,7 @@ func (p *Pipeline) followState(w *work, f *fileState, j format.Judge, path strin
 		// The run's cost so far, as judgeLine would have summed it; a line
 		// too long to ship counted nothing there.
 		it = item{}
-		if ev.Role == format.RoleLLMResponse && len(ev.Model) > 0 && ev.Usage.Has && ev.Outcome == integrity.Valid {
+		if ev.Role != format.RoleLLMRequest && len(ev.Model) > 0 && ev.Usage.Has && ev.Outcome == integrity.Valid {
 			it.model, it.usage = p.models.get(ev.Model), ev.Usage
 			p.price(&it)
 		}
@@ -343,6 +343,10 @@ func (p *Pipeline) attributeModel(w *work, f *fileState, j format.Judge, i int) 
 	default:
 		if len(ev.Model) > 0 { // a chat message stating its model
 			it.model = p.models.get(ev.Model)
+			if ev.Usage.Has && ev.Outcome == integrity.Valid { // a run's report of usage no response showed
+				it.usage = ev.Usage
+				p.price(it)
+			}
 		}
 	}
 }
