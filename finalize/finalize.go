@@ -199,12 +199,17 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 	}
 	// Lines Fluent Bit lost between shipped ranges ship now, whether or
 	// not the file is finished.
-	if err := f.shipHoles(ctx, path, st, before, &o); err != nil {
+	if err := f.shipHoles(ctx, path, st, before, &o, false); err != nil {
 		return o, err
 	}
 	why, err := f.finished(ctx, path, before)
 	if err != nil || why == "" {
 		o.Why = "still being written"
+		if err == nil {
+			// Lines Fluent Bit lost at the end of a quiet file that never
+			// finishes (a run never over) ship all the same.
+			err = f.shipQuiet(ctx, path, before, &o)
+		}
 		if err == nil {
 			// Records written beside a live session (a checkpoint) ship
 			// while it runs.

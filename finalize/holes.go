@@ -6,6 +6,7 @@ import (
 
 	"github.com/journalship/journalship/backfill"
 	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/pipeline"
 )
@@ -14,7 +15,8 @@ import (
 // (or before the first, when it does not start at 0): lines tail read but
 // that never reached the ledger, such as the chunks Fluent Bit discards
 // when their checksum fails after a crash. The bytes past the last shipped
-// range are not a hole: tail may still be about to send them.
+// range are not a hole while the file changes: tail may still be about to
+// send them (see shipHoles for a quiet file).
 func Holes(shipped []ledger.Range) []ledger.Range {
 	var holes []ledger.Range
 	prev := int64(0)
@@ -34,15 +36,28 @@ func Holes(shipped []ledger.Range) []ledger.Range {
 // session is over. It ships through the finalizer's backfill, which holds
 // the ledger's lock of the file from reading what is shipped to recording
 // what it sent, as the plugin does: a line the plugin is sending at the
-// same time goes out once. Nothing at or past the start of the last
-// shipped range is sent.
-func (f *Finalizer) shipHoles(ctx context.Context, path string, st ledger.FileState, s snapshot, o *Outcome) error {
+// same time goes out once. Past the last shipped range, complete lines
+// ship only when quiet, for a file not finished but unchanged for
+// StaleAfter (shipQuiet; a finished file ships them itself): tail would
+// have sent them by then, unless Fluent Bit lost them (a whole file's
+// chunks discarded after a crash leave it with no shipped range at all,
+// and a session whose run never ends is never finished); a chunk still
+// queued behind a Loki outage finds the lines in the ledger and sends
+// nothing twice.
+func (f *Finalizer) shipHoles(ctx context.Context, path string, st ledger.FileState, s snapshot, o *Outcome, quiet bool) error {
 	holes := Holes(st.Ranges)
+	below := int64(0)
+	if len(holes) > 0 {
+		below = holes[len(holes)-1].End
+	}
+	if end := ledger.End(st.Ranges); quiet && s.tailFrom > end {
+		holes = append(holes, ledger.Range{Start: end, End: s.tailFrom, FirstSeq: -1, LastSeq: -1})
+		below = s.tailFrom
+	}
 	if len(holes) == 0 {
 		return nil
 	}
-	below := holes[len(holes)-1].End
-	o.Holes = holes
+	o.Holes = append(o.Holes, holes...)
 	ship := &belowShipper{Shipper: f.ship, below: below}
 	r, err := backfill.New(f.cfg.Backfill, ship, f.ledger)
 	if err != nil {
@@ -76,4 +91,21 @@ func (s *belowShipper) Ship(ctx context.Context, recs []chunk.Record, tag string
 		return pipeline.Result{}, nil
 	}
 	return s.Shipper.Ship(ctx, kept, tag)
+}
+
+// shipQuiet ships every complete line of a file that is not finished but
+// has been unchanged for StaleAfter and that the ledger does not hold (see
+// shipHoles).
+func (f *Finalizer) shipQuiet(ctx context.Context, path string, s snapshot, o *Outcome) error {
+	if f.cfg.Now().Sub(s.mtime) < f.cfg.StaleAfter {
+		return nil
+	}
+	st, err := f.ledger.File(ctx, path)
+	if err != nil {
+		return fmt.Errorf("finalize: ledger for %s: %w", path, err)
+	}
+	if !journalfile.Same(st.Identity, s.id) && len(st.Ranges) > 0 {
+		return nil // replaced meanwhile: the next pass sees it
+	}
+	return f.shipHoles(ctx, path, st, s, o, true)
 }

@@ -72,3 +72,31 @@ func TestFinishedFileShipsItsHoleFirst(t *testing.T) {
 	got := e.entries(t, 5)
 	assert.Len(t, got, 5, "four lines and the file summary")
 }
+
+// TestQuietFileNeverFinishedShipsWhatTailLost: Fluent Bit lost every
+// chunk of a file (discarded after a crash) whose session never ends: the
+// ledger holds no range of it, so it has no hole, and it is never
+// finished. Once it has been unchanged for StaleAfter, a pass ships its
+// complete lines all the same, once.
+func TestQuietFileNeverFinishedShipsWhatTailLost(t *testing.T) {
+	e := newEnv(t)
+	body := start + "\n" + ev("LLM_REQUEST", 1, `"step_index":0,"model":"m"`) + "\n"
+	path := e.write(t, "session_20261121T100000Z_p1.jsonl", body, 20*time.Minute)
+	f := e.finalizer(t, nil, nil)
+
+	o, err := f.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.False(t, o.Finished)
+	assert.Equal(t, "still being written", o.Why)
+	assert.Equal(t, 2, o.HoleLines, "both lines, though no range of the file was ever shipped")
+	assert.Len(t, e.entries(t, 2), 2)
+
+	o, err = f.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.Zero(t, o.HoleLines, "nothing twice")
+
+	fresh := e.write(t, "session_20261121T110000Z_p2.jsonl", body, 0)
+	o, err = f.File(context.Background(), fresh)
+	require.NoError(t, err)
+	assert.Zero(t, o.HoleLines, "a file still changing is left to tail")
+}
