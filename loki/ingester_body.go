@@ -48,13 +48,23 @@ func (v *reqView) mapIngester(body string) (bool, error) {
 		return false, &RetryableError{Cause: CauseRateLimited, Body: truncateBody(body)}
 	}
 	lines := strings.Split(body, "\n")
-	total, labels, ok := parseIngesterTotal(lines[len(lines)-1])
+	total, received, labels, ok := parseIngesterTotal(lines[len(lines)-1])
 	if !ok {
 		return false, nil
 	}
 	seg, found := v.findSegment(labels)
 	if !found {
 		return false, nil
+	}
+	if len(v.segs) > 1 {
+		// Several streams in one request: the ingester answers for the
+		// last one it stored (pkg/ingester/instance.go, Push).
+		v.uncertain = true
+	}
+	if received != len(v.entries(seg)) {
+		// The ingester got fewer entries than were sent: the distributor
+		// refused the others, and its refusals are not in this answer.
+		v.uncertain = true
 	}
 	listed := make([]ingesterLine, 0, len(lines)-1)
 	for _, l := range lines[:len(lines)-1] {
@@ -88,30 +98,32 @@ func (v *reqView) mapIngester(body string) (bool, error) {
 	return true, nil
 }
 
-// sharded tells whether Loki printed a stream shard's labels.
+// sharded tells whether Loki printed the labels of a shard of the stream
+// (stream or time sharding).
 func sharded(ls []Label) bool {
 	for _, l := range ls {
-		if l.Name == lokiStreamShard {
+		if l.Name == lokiStreamShard || l.Name == lokiTimeShard {
 			return true
 		}
 	}
 	return false
 }
 
-// parseIngesterTotal parses "user '%s', total ignored: %d out of %d for stream: %s".
-func parseIngesterTotal(line string) (int, []Label, bool) {
+// parseIngesterTotal parses "user '%s', total ignored: %d out of %d for
+// stream: %s": the entries refused, and the entries the ingester received.
+func parseIngesterTotal(line string) (total, received int, ls []Label, ok bool) {
 	i := strings.LastIndex(line, ingesterTotalInfix)
 	if i < 0 {
-		return 0, nil, false
+		return 0, 0, nil, false
 	}
 	c := newScanner(line[i:])
 	c.lit(ingesterTotalInfix)
-	total := c.int()
+	total = c.int()
 	c.lit(" out of ")
-	c.int()
+	received = c.int()
 	c.lit(" for stream: ")
-	ls := c.labels()
-	return total, ls, c.end()
+	ls = c.labels()
+	return total, received, ls, c.end()
 }
 
 // parseIngesterLine parses "entry with timestamp %s ignored, reason: '%s',".

@@ -310,13 +310,42 @@ func TestPushTrustsAnIngester400ThatCountsWhatItNames(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	c, _ := newTestClient(t, f.srv.URL, nil)
+	c, _ := newTestClient(t, f.srv.URL, func(c *Config) { c.MultiStreamRequests = false })
 	res, err := c.Push(context.Background(), fixtureBatch(t))
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 1}, sortedRefs(res.Rejected))
 	assert.Equal(t, len(fixtureEntries)-2, res.Entries)
-	assert.Equal(t, 1, res.Requests)
+	assert.Equal(t, 3, res.Requests, "one a stream, none sent again")
 	assert.Equal(t, 0.0, testutil.ToFloat64(c.m.uncertain))
+}
+
+// TestPushConfirmsWhatAnAnswerMayHide: an ingester answer for a request
+// of several streams speaks for the last one only; one that received
+// fewer entries than were sent hides the distributor's refusals.
+func TestPushConfirmsWhatAnAnswerMayHide(t *testing.T) {
+	answer := readAnswer(t, "ingester_too_far_behind.txt")
+	for name, tc := range map[string]struct {
+		multi  bool
+		answer string
+	}{
+		"several streams":   {true, answer},
+		"fewer entries got": {false, strings.Replace(answer, "out of 4", "out of 3", 1)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFakeLoki(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+				if n == 0 {
+					http.Error(w, tc.answer, http.StatusBadRequest)
+					return
+				}
+				w.WriteHeader(http.StatusNoContent)
+			})
+			c, _ := newTestClient(t, f.srv.URL, func(c *Config) { c.MultiStreamRequests = tc.multi })
+			res, err := c.Push(context.Background(), fixtureBatch(t))
+			require.NoError(t, err)
+			assert.Equal(t, []int{0, 1}, sortedRefs(res.Rejected))
+			assert.Positive(t, testutil.ToFloat64(c.m.uncertain), "the unnamed entries are sent again")
+		})
+	}
 }
 
 // TestPushConfirmsAShardsAnswer: a sharded stream's answer hides the other
