@@ -64,3 +64,15 @@ type SideRecord struct {
 	ReportedCostUSD float64
 	HasReported     bool
 }
+
+// OwnsBeside is implemented by a format whose session keeps files beside
+// its journal that only reading them tells apart (OrbitMesh: one file per
+// run attempt in a directory of the session's, resume tokens in a
+// directory every session shares, each naming its session inside).
+// Retention deletes them right after it deleted the journal.
+type OwnsBeside interface {
+	// Beside returns the files that belong to the journal at path alone
+	// and are done with at now, to delete with it, and the directories to
+	// remove once they are empty (deepest first).
+	Beside(path string, now time.Time) (files, dirs []string)
+}

@@ -166,6 +166,7 @@ func (s *sweep) run(ctx context.Context, rel string) {
 	}
 	if !s.cfg.DryRun {
 		s.removeCompanions(det.Path)
+		s.removeBeside(det.Format, path)
 	}
 	s.removeMembers(ctx, d, relDir, ms)
 }
@@ -229,6 +230,23 @@ func (s *sweep) removeCompanions(p format.Path) {
 			continue
 		}
 		s.log.Infof("deleted %s with its journal", c)
+	}
+}
+
+// removeBeside deletes the files a format reads beside a deleted journal
+// that belong to it alone (format.OwnsBeside), when they are regular files
+// in the root, then the directories it names once empty.
+func (s *sweep) removeBeside(fm format.Format, path string) {
+	ob, ok := fm.(format.OwnsBeside)
+	if !ok {
+		return
+	}
+	files, dirs := ob.Beside(path, s.now)
+	s.removeCompanions(format.Path{Companions: files})
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(s.cfg.Root, d); err == nil && s.inside(d) && s.realDir(rel) {
+			s.removeEmpty(rel)
+		}
 	}
 }
 

@@ -285,3 +285,25 @@ func TestErrorKindShipsAsRuntimeError(t *testing.T) {
 	assert.Zero(t, evs[0].Flags&format.UnknownType)
 	assert.Equal(t, format.UnknownType, evs[1].Flags&format.UnknownType, "the label value is no kind the runtime writes")
 }
+
+func TestBeside(t *testing.T) {
+	dir := t.TempDir()
+	log := writeSide(t, dir, "s", `{}`, map[string]string{"a1.json": `{}`, "a2.json.123.tmp": `{}`}, map[string]string{
+		"used.json":    fmt.Sprintf(`{"token_id":"used","session_id":"s","consumed_at":%q}`, at(3)),
+		"revoked.json": fmt.Sprintf(`{"token_id":"revoked","session_id":"s","revoked_at":%q}`, at(3)),
+		"old.json":     fmt.Sprintf(`{"token_id":"old","session_id":"s","expires_at":%q}`, at(5)),
+		"live.json":    fmt.Sprintf(`{"token_id":"live","session_id":"s","expires_at":%q}`, at(50)),
+		"other.json":   fmt.Sprintf(`{"token_id":"other","session_id":"x","consumed_at":%q}`, at(3)),
+	})
+	sess := filepath.Join(dir, "sessions")
+	files, dirs := New().Beside(log, base.Add(10*time.Second))
+	assert.ElementsMatch(t, []string{
+		filepath.Join(sess, "attempts", "s", "a1.json"), filepath.Join(sess, "attempts", "s", "a2.json.123.tmp"),
+		filepath.Join(sess, "resume_tokens", "used.json"), filepath.Join(sess, "resume_tokens", "revoked.json"),
+		filepath.Join(sess, "resume_tokens", "old.json"),
+	}, files, "an active token and another session's stay")
+	assert.Equal(t, []string{filepath.Join(sess, "attempts", "s")}, dirs)
+	files, dirs = New().Beside(filepath.Join(sess, "s.json"), base)
+	assert.Nil(t, files)
+	assert.Nil(t, dirs)
+}

@@ -68,30 +68,6 @@ type ResumeToken struct {
 	RevocationReason                    string
 }
 
-// Files lists the side files of the session log at path that exist now:
-// the session document, the attempts directory, and the resume tokens
-// that name the session. ok is false when path is not a session log.
-type Files struct {
-	Doc, AttemptsDir string
-	Tokens           []string
-}
-
-// SideFilesOf returns where the side files of the session log at path
-// are, listing the resume tokens that name the session; ok is false when
-// path is not a session log.
-func SideFilesOf(path string) (Files, bool) {
-	id, ok := sessionID(path)
-	if !ok || id == "" {
-		return Files{}, false
-	}
-	dir := filepath.Dir(path)
-	fs := Files{Doc: filepath.Join(dir, id+SnapshotSuffix), AttemptsDir: filepath.Join(dir, AttemptsDir, id)}
-	for _, t := range readTokens(dir, id) {
-		fs.Tokens = append(fs.Tokens, filepath.Join(dir, ResumeTokensDir, t.ID+".json"))
-	}
-	return fs, true
-}
-
 // ReadSide reads the side files of the session log at journalPath. It
 // never fails: what cannot be read is unknown.
 func ReadSide(journalPath string) Side {

@@ -1,0 +1,40 @@
+package orbitmesh
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Beside implements format.OwnsBeside: with a deleted log go the files of
+// its attempts directory (the directory too, once empty) and the resume
+// tokens that name the session and are consumed or revoked, or expired
+// at now. A token still active stays: the runtime may yet be asked to resume
+// with it. The session document is one of the log's Companions.
+func (*Format) Beside(path string, now time.Time) (files, dirs []string) {
+	id, ok := sessionID(path)
+	if !ok || id == "" {
+		return nil, nil
+	}
+	dir := filepath.Dir(path)
+	adir := filepath.Join(dir, AttemptsDir, id)
+	if entries, err := os.ReadDir(adir); err == nil {
+		for _, e := range entries {
+			if e.Type().IsRegular() {
+				files = append(files, filepath.Join(adir, e.Name()))
+			}
+		}
+	}
+	for _, t := range readTokens(dir, id) {
+		if t.done(now) {
+			files = append(files, filepath.Join(dir, ResumeTokensDir, t.ID+".json"))
+		}
+	}
+	return files, []string{adir}
+}
+
+// done tells whether the token can no longer resume anything at now: the
+// runtime wrote it consumed or revoked (whenever that was), or it expired.
+func (rt *ResumeToken) done(now time.Time) bool {
+	return !rt.Consumed.IsZero() || !rt.Revoked.IsZero() || !rt.Expires.IsZero() && !now.Before(rt.Expires)
+}
