@@ -74,12 +74,16 @@ func TestFaultScenarios(t *testing.T) {
 			assert.Equal(t, run.CreatedAt, run.UpdatedAt, "metadata.json as Create wrote it")
 
 			res := ss[2]
-			assert.Equal(t, []any{false, "end_turn", StateThinking, 0, true}, ends(res))
+			assert.Equal(t, []any{false, "", StateThinking, 0, true}, ends(res), "Goat's shape: the second run's Create rewrote metadata.json")
+			assert.True(t, res.Nested)
+			assert.Equal(t, res.CreatedAt, res.UpdatedAt)
+			assert.True(t, res.CreatedAt.After(firstTime(t, filesOf(c.Corpus, res.ID)[0])), "created_at is the second run's start")
 			tr := string(filesOf(c.Corpus, res.ID)[1].Data)
 			assert.Equal(t, 2, strings.Count(tr, `"subtype":"init"`))
 			assert.Equal(t, 1, strings.Count(tr, `"type":"result"`))
 			assert.True(t, lastTime(t, filesOf(c.Corpus, res.ID)[0]).After(res.UpdatedAt), "new messages after updated_at")
 
+			assert.False(t, fin.Nested, "the spec's shape")
 			fork := ss[3]
 			assert.Equal(t, []any{false, "end_turn", StateThinking, 0, true}, ends(fork))
 			assert.Equal(t, fin.ID, fork.ParentID)
@@ -159,4 +163,12 @@ func lastTime(t *testing.T, f sample.File) (last time.Time) {
 		}
 	}
 	return last
+}
+
+// firstTime is the timestamp of a messages.jsonl's first line.
+func firstTime(t *testing.T, f sample.File) time.Time {
+	t.Helper()
+	var m struct{ Timestamp time.Time }
+	require.NoError(t, json.Unmarshal([]byte(f.Lines[0].Text), &m))
+	return m.Timestamp
 }

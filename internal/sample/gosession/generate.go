@@ -41,6 +41,7 @@ func GenerateWithTruth(cfg Config) (*sample.Corpus, []Session, error) {
 			s = faultSession(x, i, model, at, source)
 		} else {
 			s = newSession(x, ScenarioClean, model, at)
+			s.nested = i%4 != 3 // most as Goat writes, some in the spec's shape
 			s.clean(!cfg.Faults)
 		}
 		if i == 0 {

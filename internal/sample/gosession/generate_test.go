@@ -169,6 +169,9 @@ func TestTypesReparse(t *testing.T) {
 				var m map[string]any
 				isObj := json.Unmarshal([]byte(l.Text), &m) == nil && m != nil
 				role, hasRole := m["role"].(string)
+				if inner, ok := m["message"].(map[string]any); ok && m["role"] == nil {
+					role, hasRole = inner["role"].(string) // Goat's MessageEntry
+				}
 				switch {
 				case l.Corrupt:
 					assert.Empty(t, l.Type, where)

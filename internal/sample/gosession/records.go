@@ -25,6 +25,10 @@ type rec struct {
 	entries int      // tool_calls entries, valid or not
 	answers string   // a tool message's tool_call_id, when a non-empty string
 
+	// nested: the message's own fields are in "message" (Goat's
+	// MessageEntry), else beside uuid and timestamp (the spec's shape).
+	nested bool
+
 	// What happened to its bytes.
 	lost  bool // the write was dropped (lock timeout, full disk)
 	crash bool // the process died while writing it: the file ends in its prefix
@@ -45,13 +49,40 @@ type call struct {
 // nanoseconds (trailing zeros dropped) and the session's offset.
 func (s *session) stamp(t time.Time) string { return t.In(s.loc).Format(time.RFC3339Nano) }
 
-// msg appends a message of role at the clock: uuid, timestamp, role, then
-// members.
+// msg appends a message of role at the clock: uuid, timestamp, then role
+// and members, flat or (s.nested, as Goat's store writes a MessageEntry)
+// in "message".
 func (s *session) msg(role string, members ...kv) *rec {
-	r := &rec{role: role, uuid: s.x.UUIDv4(), at: s.clock, hasAt: true}
-	r.b = append(obj{{"uuid", r.uuid}, {"timestamp", s.stamp(s.clock)}, {"role", role}}, members...)
+	r := &rec{role: role, uuid: s.x.UUIDv4(), at: s.clock, hasAt: true, nested: s.nested}
+	r.b = obj{{"uuid", r.uuid}, {"timestamp", s.stamp(s.clock)}}
+	fields := append(obj{{"role", role}}, members...)
+	if s.nested {
+		r.b = append(r.b, kv{"message", fields})
+	} else {
+		r.b = append(r.b, fields...)
+	}
 	s.recs = append(s.recs, r)
 	return r
+}
+
+// message returns the object holding the message's own fields (role,
+// content, tool_calls, tool_call_id, name): "message" when nested, else
+// the line.
+func (r *rec) message() obj {
+	if r.nested {
+		return r.b.Get("message").(obj)
+	}
+	return r.b
+}
+
+// editMessage replaces the message's own fields by f's result, where they
+// are written.
+func (r *rec) editMessage(f func(obj) obj) {
+	if !r.nested {
+		r.b = f(r.b)
+		return
+	}
+	r.b = set(r.b, "message", f(r.message()))
 }
 
 // user appends the user's message (and its SDK copy).

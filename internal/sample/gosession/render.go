@@ -13,7 +13,8 @@ import (
 
 // emit renders the session's files into c and returns its truth.
 func (s *session) emit(c *sample.Corpus) (Session, error) {
-	st := Session{ID: s.id, Dir: s.id, Scenario: s.scenario, MetadataReadable: !s.noMeta && !s.metaCut, Transcript: s.transcript}
+	st := Session{ID: s.id, Dir: s.id, Scenario: s.scenario, MetadataReadable: !s.noMeta && !s.metaCut, Transcript: s.transcript,
+		Nested: s.nested}
 	if st.MetadataReadable {
 		m := &s.meta
 		st.ExitReason, st.TurnCount, st.TotalCostUSD, st.ParentID = m.ExitReason, m.TurnCount, m.TotalCostUSD, m.ParentSessionID
@@ -130,7 +131,7 @@ func lineText(b []byte) string { return strings.TrimSuffix(string(b), "\n") }
 func (s *session) sideFiles() ([]sample.SideFile, []Checkpoint, error) {
 	var out []sample.SideFile
 	if !s.noMeta {
-		b, err := json.MarshalIndent(s.meta, "", "  ")
+		b, err := json.MarshalIndent(s.meta.doc(s.nested), "", "  ")
 		if err != nil {
 			return nil, nil, err
 		}

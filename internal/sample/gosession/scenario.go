@@ -23,6 +23,12 @@ const (
 var faultScenarios = [MinFaultSessions]string{ScenarioFinished, ScenarioRunning, ScenarioResumed, ScenarioFork,
 	ScenarioLost, ScenarioDamaged, ScenarioCrash, ScenarioHalfWritten, ScenarioUnanswered}
 
+// nestedScenarios are the fault scenarios written in Goat's shape
+// (nested messages, per-run metadata named by id); the others, and the
+// fork of the finished session, in the spec's.
+var nestedScenarios = map[string]bool{ScenarioRunning: true, ScenarioResumed: true, ScenarioLost: true,
+	ScenarioDamaged: true, ScenarioCrash: true, ScenarioUnanswered: true}
+
 // faultSession writes fault session i; source is session 0 (nil for i 0).
 func faultSession(x *rng, i int, model string, at time.Time, source *session) *session {
 	name := faultScenarios[i]
@@ -30,6 +36,7 @@ func faultSession(x *rng, i int, model string, at time.Time, source *session) *s
 		return fork(x, source)
 	}
 	s := newSession(x, name, model, at)
+	s.nested = nestedScenarios[name]
 	switch name {
 	case ScenarioFinished:
 		s.finished()
@@ -138,7 +145,7 @@ func fork(x *rng, src *session) *session {
 	at := src.meta.UpdatedAt.Add(x.span(time.Minute, 10*time.Minute))
 	s := newSession(x, ScenarioFork, src.model, at)
 	s.th, s.agent, s.loc = src.th, src.agent, src.loc
-	s.openAI, s.toolName, s.nullContent, s.parts = src.openAI, src.toolName, src.nullContent, src.parts
+	s.openAI, s.toolName, s.nullContent, s.parts, s.nested = src.openAI, src.toolName, src.nullContent, src.parts, src.nested
 	s.meta = src.meta
 	s.meta.SessionID, s.meta.ParentSessionID = s.id, src.id
 	s.meta.CreatedAt = at.In(s.loc)
@@ -197,13 +204,15 @@ func (s *session) damaged() {
 	s.prompt(t1.prompt)
 	s.tick(5*time.Second, 20*time.Second)
 	r := s.prompt(t1.prompt)
-	r.b, r.corrupt = set(r.b, "role", nil), true
+	r.editMessage(func(m obj) obj { return set(m, "role", nil) })
+	r.corrupt = true
 	s.tick(5*time.Second, 20*time.Second)
 	r = s.prompt(t1.prompt)
-	r.b, r.invalid, r.dupKey = append(r.b, kv{"content", "(" + t1.prompt + ")"}), true, true
+	r.editMessage(func(m obj) obj { return append(m, kv{"content", "(" + t1.prompt + ")"}) })
+	r.invalid, r.dupKey = true, true
 	glob, read := s.glob(), s.read(t1)
 	a := s.issue(glob, read)
-	tc := a.b.Get("tool_calls").([]obj)
+	tc := a.message().Get("tool_calls").([]obj)
 	tc[0] = without(tc[0], "id")
 	a.calls, a.invalid = a.calls[1:], true
 	s.answer(read)
@@ -213,7 +222,8 @@ func (s *session) damaged() {
 	test := s.bash(s.th.test, s.th.pass)
 	s.issue(test)
 	r = s.answer(test)
-	r.b, r.answers, r.invalid = without(r.b, "tool_call_id"), "", true
+	r.editMessage(func(m obj) obj { return without(m, "tool_call_id") })
+	r.answers, r.invalid = "", true
 	r = s.reply(t1.done)
 	r.b, r.uuid, r.invalid = set(r.b, "uuid", 1+s.x.Intn(1<<20)), "", true
 	s.finish("max_turns")

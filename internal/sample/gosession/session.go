@@ -38,13 +38,19 @@ type session struct {
 	nullContent bool // a response that only calls tools has null content, not ""
 	parts       bool // content as an array of parts
 	transcript  bool // transcript.jsonl is written
-	shape       int  // checkpoint manifests' shape
+	// nested: Goat's own store (nested messages; metadata.json named by
+	// id, rewritten by every run with that run's figures), else the
+	// spec's shape (flat messages; metadata named by session_id,
+	// cumulative over the runs).
+	nested bool
+	shape  int // checkpoint manifests' shape
 
 	recs     []*rec
 	tr       []obj
 	cps      []*checkpoint
 	promptID string // the current user message's uuid
 
+	runs              int   // runs started
 	turns, runTurns   int   // responses: in all runs, before this run
 	micros, runMicros int64 // cost in micro-dollars: likewise
 	meta              metaDoc
@@ -64,6 +70,33 @@ type metaDoc struct {
 	TotalCostUSD    float64   `json:"total_cost_usd"`
 	ExitReason      string    `json:"exit_reason"`
 	ParentSessionID string    `json:"parent_session_id"`
+	MessageCount    int       `json:"-"` // Goat's shape only
+}
+
+// goatMetaDoc is agent.SessionMetadata as Goat's store writes it
+// (json.MarshalIndent, its field order and omitempty tags).
+type goatMetaDoc struct {
+	ID              string    `json:"id"`
+	CWD             string    `json:"cwd"`
+	Model           string    `json:"model"`
+	ParentSessionID string    `json:"parent_session_id,omitempty"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+	MessageCount    int       `json:"message_count"`
+	TurnCount       int       `json:"turn_count"`
+	TotalCostUSD    float64   `json:"total_cost_usd"`
+	ExitReason      string    `json:"exit_reason,omitempty"`
+	AgentName       string    `json:"agent_name,omitempty"`
+}
+
+// doc is the metadata as the session's store writes it.
+func (m *metaDoc) doc(goat bool) any {
+	if !goat {
+		return m
+	}
+	return goatMetaDoc{ID: m.SessionID, CWD: m.CWD, Model: m.Model, ParentSessionID: m.ParentSessionID,
+		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, MessageCount: m.MessageCount, TurnCount: m.TurnCount,
+		TotalCostUSD: m.TotalCostUSD, ExitReason: m.ExitReason, AgentName: m.AgentName}
 }
 
 // checkpoint is one checkpoints/<dir>/ the runtime saved.
@@ -101,20 +134,31 @@ func (s *session) task(i int) *task { return &s.th.tasks[i%len(s.th.tasks)] }
 // tick moves the clock by between lo and hi.
 func (s *session) tick(lo, hi time.Duration) { s.clock = s.clock.Add(s.x.span(lo, hi)) }
 
-// startRun begins a run of the loop: the SDK's init message.
+// startRun begins a run of the loop: the SDK's init message. In Goat's
+// shape every run's start rewrites metadata.json as Create does: the
+// run's start as both times, no figures, no exit_reason.
 func (s *session) startRun() {
 	s.runTurns, s.runMicros = s.turns, s.micros
+	if s.runs++; s.nested && s.runs > 1 {
+		created := s.clock.Add(-s.x.span(40*time.Millisecond, 900*time.Millisecond)).In(s.loc)
+		s.meta = metaDoc{SessionID: s.id, CreatedAt: created, UpdatedAt: created, Model: s.model, CWD: s.th.cwd, AgentName: s.agent}
+	}
 	s.sdk(obj{{"type", "system"}, {"subtype", "init"}, {"uuid", s.x.UUIDv4()}, {"session_id", s.id},
 		{"model", s.model}, {"cwd", s.th.cwd}, {"tools", []string{"Bash", "Read", "Edit", "Glob", "Grep"}}, {"permissionMode", "default"}})
 }
 
 // finish ends the run: finalizeSession rewrites metadata.json with the
-// cumulative turn count and cost and the exit reason; the SDK's result
-// message closes the transcript.
+// turn count and cost (the run's in Goat's shape, cumulative in the
+// spec's) and the exit reason; the SDK's result message closes the
+// transcript.
 func (s *session) finish(exit string) {
 	s.tick(150*time.Millisecond, 1500*time.Millisecond)
 	s.meta.UpdatedAt = s.clock.In(s.loc)
 	s.meta.TurnCount, s.meta.TotalCostUSD, s.meta.ExitReason = s.turns, float64(s.micros)/1e6, exit
+	if s.nested {
+		s.meta.TurnCount, s.meta.TotalCostUSD = s.turns-s.runTurns, float64(s.micros-s.runMicros)/1e6
+		s.meta.MessageCount = len(s.recs)
+	}
 	sub := map[string]string{"end_turn": "success", "max_turns": "error_max_turns", "error_max_budget_usd": "error_max_budget_usd"}[exit]
 	if sub == "" {
 		sub = "error_during_execution"

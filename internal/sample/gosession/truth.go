@@ -68,6 +68,11 @@ type Session struct {
 	Unanswered []string
 	// Transcript: the session has a transcript.jsonl.
 	Transcript bool
+	// Nested: written as Goat's store writes (messages nested in
+	// "message"; metadata.json named by id, the latest run's own turn
+	// count and cost, created_at the run's start), else in the spec's
+	// shape (flat messages; metadata named by session_id, cumulative).
+	Nested bool
 }
 
 // Checkpoint is one complete checkpoints/<dir>/manifest.json.
