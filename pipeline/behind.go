@@ -22,10 +22,24 @@ import (
 // send (taken when the entry is judged, so concurrent flushes see each
 // other's), and what other processes sharing the ledger sent: each
 // process writes, before a push, a ceiling above the newest time it sends
-// (newest plus behindSlack, written again only once the newest passes
-// it), and reads the others' every behindRefresh.
+// (newest plus behindSlack, written again once its newest passes the
+// ceiling less half the slack), and reads the others' every
+// behindRefresh. A ceiling above what the process wrote itself is another
+// process's; one it wrote itself tells less than its own newest time, but
+// says another process is at most half the slack above it.
+//
+// An entry is admitted with behindMargin to spare: another flush may
+// raise the stream's newest time between this entry's judging and its
+// push (a concurrent worker, another process's unseen half slack). An
+// entry too far behind is not stamped at the stream's cutoff, which such
+// a flush could pass, but at a time no stream can refuse: Loki's newest
+// time in any stream is at most the sender's clock plus Max_Future_Skew
+// (journalship re-stamps anything newer), so an entry stamped after
+// now + Max_Future_Skew - Max_Behind (with the margin) is never too far
+// behind, whoever sends what.
 const (
 	behindSlack   = 5 * time.Minute
+	behindMargin  = 5 * time.Minute
 	behindRefresh = 2 * time.Second
 	// behindMarks is the ledger's marks key of the stream ceilings.
 	behindMarks = "journalship:stream-newest"
@@ -112,7 +126,7 @@ func (b *behind) admit(labels []loki.Label, ts time.Time) (ok bool, cut time.Tim
 		newest = m.ceiling // another process's, slack included
 	}
 	if !newest.IsZero() {
-		if cut = newest.Add(-b.window); cut.After(ts) {
+		if cut = newest.Add(-b.window + behindMargin); cut.After(ts) {
 			return false, cut
 		}
 	}
@@ -120,6 +134,16 @@ func (b *behind) admit(labels []loki.Label, ts time.Time) (ok bool, cut time.Tim
 		m.newest = ts
 	}
 	return true, time.Time{}
+}
+
+// safe returns the oldest time no stream refuses as too far behind,
+// whatever any sender sends (see above), at the clock reading now with
+// the future skew Loki allows.
+func (b *behind) safe(now time.Time, skew time.Duration) time.Time {
+	if b.window <= skew+behindMargin {
+		return now
+	}
+	return now.Add(skew - b.window + behindMargin)
 }
 
 // accepts tells whether Loki accepts an entry of stream labels at ts,
@@ -135,7 +159,7 @@ func (b *behind) accepts(labels []loki.Label, ts time.Time) bool {
 	if m.ceiling.After(m.published) && m.ceiling.After(newest) {
 		newest = m.ceiling
 	}
-	return newest.IsZero() || !newest.Add(-b.window).After(ts)
+	return newest.IsZero() || !newest.Add(-b.window+behindMargin).After(ts)
 }
 
 // refresh reads the ceilings other processes wrote, at most every
@@ -185,7 +209,10 @@ func (b *behind) publish(ctx context.Context) error {
 	b.mu.Lock()
 	var marks map[string]int64
 	for key, m := range b.byKey {
-		if m.newest.After(m.ceiling) {
+		// Written again before the newest time passes the ceiling: a
+		// process whose own newest is within half the slack of another's
+		// ceiling raises it, so that the other learns it is there.
+		if m.newest.After(m.ceiling.Add(-behindSlack / 2)) {
 			if marks == nil {
 				marks = map[string]int64{}
 			}

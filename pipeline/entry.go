@@ -170,8 +170,9 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 // Then it returns the time to stamp the entry with under Old_Entries
 // rewrite (see restamp) and the reason to dead-letter it with otherwise.
 // A line too old or too new is stamped about now; one too far behind at
-// about the oldest time its stream accepts, so that the entries of a
-// backfill after it keep their own times.
+// about the oldest time no stream refuses (see behind), which moves no
+// stream's newest time, so that the entries of a backfill after it keep
+// their own times.
 func (p *Pipeline) window(w *work, f *fileState, i int) (stamp time.Time, reason string, outside bool) {
 	it := &w.items[i]
 	// One clock reading per Ship; a record's index keeps re-stamped
@@ -187,7 +188,7 @@ func (p *Pipeline) window(w *work, f *fileState, i int) (stamp time.Time, reason
 		if p.cfg.OldEntries == DeadLetter {
 			return time.Time{}, behindReason(it.ts, cut), true
 		}
-		need = cut.Add(time.Duration(i))
+		need = p.behind.safe(now, p.cfg.MaxFutureSkew)
 	} else {
 		return time.Time{}, "", false
 	}

@@ -29,6 +29,7 @@ const (
 type restampDecision struct {
 	path string
 	base time.Time
+	f    *fileState
 }
 
 // restamp returns the time to stamp line i of file f with: the file's
@@ -41,7 +42,7 @@ func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Ti
 	}
 	off := time.Duration(r.Offset)
 	if !f.restampRead {
-		f.restampBase, f.restampRead = p.readRestamp(w.ctx, string(r.Path)), true
+		f.restampBase, f.restampRead = p.readRestamp(w.ctx, string(r.Path))
 	}
 	if b := f.restampBase; !b.IsZero() {
 		if t := b.Add(off); p.stampable(w, it.labels, t) {
@@ -49,33 +50,35 @@ func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Ti
 		}
 	}
 	f.restampBase = need.Add(-off)
-	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), base: f.restampBase})
+	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), base: f.restampBase, f: f})
 	return need
 }
 
-// stampable tells whether Loki accepts an entry of stream labels at t.
+// stampable tells whether Loki accepts an entry of stream labels at t,
+// whoever sends what (see behind.safe).
 func (p *Pipeline) stampable(w *work, labels []loki.Label, t time.Time) bool {
 	if t.Before(w.now.Add(-p.cfg.MaxEntryAge+restampMargin)) || t.After(w.now.Add(p.cfg.MaxFutureSkew/2)) {
 		return false
 	}
-	return p.behind.accepts(labels, t)
+	return p.behind.window <= 0 || !t.Before(p.behind.safe(w.now, p.cfg.MaxFutureSkew)) && p.behind.accepts(labels, t)
 }
 
-// readRestamp returns the re-stamp base the ledger keeps for path, or the
-// zero time.
-func (p *Pipeline) readRestamp(ctx context.Context, path string) time.Time {
+// readRestamp returns the re-stamp base the ledger keeps for path (the
+// zero time for none), and false when the ledger could not be read (to
+// be read again next time).
+func (p *Pipeline) readRestamp(ctx context.Context, path string) (time.Time, bool) {
 	if p.behind.store == nil {
-		return time.Time{}
+		return time.Time{}, true
 	}
 	marks, err := p.behind.store.Marks(ctx, ledger.FileMarks(path))
 	if err != nil {
-		return time.Time{}
+		return time.Time{}, false
 	}
 	ns, err := strconv.ParseInt(marks[restampMark], 10, 64)
 	if err != nil {
-		return time.Time{}
+		return time.Time{}, true
 	}
-	return time.Unix(0, ns)
+	return time.Unix(0, ns), true
 }
 
 // publishRestamps writes the flush's new re-stamp bases before its push.
@@ -84,12 +87,23 @@ func (p *Pipeline) publishRestamps(ctx context.Context, w *work) error {
 	if !ok {
 		return nil
 	}
-	for _, d := range w.restamps {
+	for i, d := range w.restamps {
 		if err := s.SetMarks(ctx, ledger.FileMarks(d.path), map[string]string{restampMark: strconv.FormatInt(d.base.UnixNano(), 10)}); err != nil {
+			for _, u := range w.restamps[i:] {
+				u.forget()
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// forget makes the file read its base from the ledger again: the one it
+// decided was not kept, and a retry must decide again and keep it.
+func (d restampDecision) forget() {
+	d.f.mu.Lock()
+	d.f.restampRead = false
+	d.f.mu.Unlock()
 }
 
 // setMarker is a ledger that stores marks (*ledger.Ledger).

@@ -68,16 +68,20 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	for i := range entries {
 		e := &entries[i]
 		labels[i], kept[i] = p.syntheticEntry(e, i)
-		if p.outsideWindow(e.Time, now) {
+		stamp, reason := p.syntheticWindow(labels[i], e.Time, now)
+		if reason != "" {
 			if p.cfg.OldEntries == DeadLetter {
-				dl = append(dl, syntheticLetter(e, outsideReason(e.Time)))
+				dl = append(dl, syntheticLetter(e, reason))
 				continue
 			}
-			kept[i] = restamp(kept[i], now)
+			kept[i] = restamp(kept[i], stamp)
 		}
 		if err := first.Add(labels[i], kept[i]); err != nil {
 			dl = append(dl, syntheticLetter(e, err.Error()))
 		}
+	}
+	if err := p.behind.publish(ctx); err != nil {
+		return &RetryError{Cause: "ledger", Err: err}
 	}
 	res, err := p.pushBatch(ctx, &first)
 	if err != nil {
@@ -104,6 +108,20 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	}
 	p.countSyntheticCost(entries)
 	return nil
+}
+
+// syntheticWindow is window for a synthetic entry of stream labels at t:
+// the reason Loki would refuse t ("" when it accepts it) and the time to
+// stamp it with instead. Synthetic entries share the journal's streams.
+func (p *Pipeline) syntheticWindow(labels []loki.Label, t, now time.Time) (time.Time, string) {
+	if p.outsideWindow(t, now) {
+		p.behind.admit(labels, now)
+		return now, outsideReason(t)
+	}
+	if ok, cut := p.behind.admit(labels, t); !ok {
+		return p.behind.safe(now, p.cfg.MaxFutureSkew), behindReason(t, cut)
+	}
+	return time.Time{}, ""
 }
 
 // countSyntheticCost adds the entries' costs to the cost metric, once
