@@ -31,7 +31,9 @@
 //
 // messages.jsonl holds one MessageEntry per line in the OpenAI shape:
 // uuid, timestamp (RFC 3339 as Go writes a time.Time: nanoseconds and the
-// machine's offset, Z, +01:00 or -05:00 by session), role, then content
+// machine's offset, Z, +01:00 or -05:00 by session), then, nested in
+// "message" as Goat's store writes it ([Session.Nested]) or flat beside
+// them as seed 002 shows it, role, then content
 // (a string, sometimes an array of text parts; "" or null for a response
 // that only calls tools), tool_calls ({id, type "function", function
 // {name, arguments}}), a tool message's tool_call_id (and, for some
@@ -41,8 +43,13 @@
 // transcript.jsonl holds the SDK messages of the same run (system init
 // with session_id, user, assistant, tool results as user messages, and a
 // result with total_cost_usd when the run ends). metadata.json's
-// turn_count is the number of responses and total_cost_usd their cost,
-// cumulative over the session's runs. Checkpoints are saved before each
+// turn_count is the number of responses and total_cost_usd their cost: in
+// Goat's shape (named by id, with message_count) the latest run's own,
+// every run's start rewriting the file as Create does (created_at the
+// run's start, no figures, no exit_reason); in the spec's shape (named by
+// session_id) cumulative over the session's runs. Nested sessions: fault
+// sessions running, resumed, lost, damaged, crash and unanswered, and
+// three clean sessions in four; the others are flat. Checkpoints are saved before each
 // edit: checkpoint_id cp-NNN (seed 002's shape: files{path, hash}) or the
 // prompt's uuid (Goat's: user_message_uuid, files{path, exists, hash,
 // size}), by session, some sessions mixing both.
@@ -92,9 +99,10 @@
 //     last response's Bash call still running: acting, one call open,
 //     not over; transcript.
 //   - 2 resumed: a run ended end_turn, then resumed 10 to 30 minutes
-//     later in the same files: new messages after updated_at, so the
-//     exit_reason is stale, not over (thinking); the transcript has two
-//     init messages and one result.
+//     later in the same files: the second run's Create rewrote
+//     metadata.json (no exit_reason, created_at its start), new messages
+//     after it, not over (thinking); the transcript has two init messages
+//     and one result.
 //   - 3 fork: Fork of session 0 a few minutes after it ended: its
 //     messages copied (same uuids, times and bytes), its metadata copied
 //     (exit_reason, turn_count, total_cost_usd) with a new session_id,
