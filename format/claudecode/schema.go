@@ -101,26 +101,21 @@ var paths = integrity.MustPaths(slices.Concat([]string{
 	usagePaths("event.message.usage"), usagePaths("event.usage"))...)
 
 // usagePaths are the members of a usage object the judge reads, under
-// prefix, in the order of the offsets uObject … u1h.
-func usagePaths(prefix string) []string {
-	return []string{prefix, prefix + ".input_tokens", prefix + ".output_tokens",
-		prefix + ".cache_creation_input_tokens", prefix + ".cache_read_input_tokens",
-		prefix + ".cache_creation", prefix + ".cache_creation.ephemeral_5m_input_tokens",
-		prefix + ".cache_creation.ephemeral_1h_input_tokens"}
-}
+// prefix, in the order of the offsets uObject … uCache1h.
+var usagePaths = format.AnthropicUsagePaths
 
 // Offsets of a usage object's members from its id (pUsage, pStartUsage,
 // pDeltaUsage).
 const (
-	uObject = iota
-	uInput
-	uOutput
-	uCacheCreation
-	uCacheRead
-	uCacheSplit
-	uCache5m
-	uCache1h
-	usageFields
+	uObject        = format.UsageObject
+	uInput         = format.UsageInput
+	uOutput        = format.UsageOutput
+	uCacheCreation = format.UsageCacheCreation
+	uCacheRead     = format.UsageCacheRead
+	uCacheSplit    = format.UsageCacheSplit
+	uCache5m       = format.UsageCache5m
+	uCache1h       = format.UsageCache1h
+	usageFields    = format.UsageFields
 )
 
 // Ids of paths, in its order.

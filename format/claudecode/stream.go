@@ -236,7 +236,7 @@ func (j *judge) topUp(s *State, a *integrity.Arena, ev *format.Event) {
 		if !ok {
 			continue
 		}
-		short[c1h] = min(short[cWrite], max(0, count(c, pResultCache1h)-s.counted1h()))
+		short[c1h] = min(short[cWrite], max(0, format.TokenCount(c, pResultCache1h)-s.counted1h()))
 		ev.Model, ev.Usage = a.Copy(name), short.usage()
 		return
 	}

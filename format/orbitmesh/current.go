@@ -11,19 +11,9 @@ import (
 // by one, timestamp the entry's time, raw the provider's own event (for a
 // Claude provider, its stream-json event).
 
-// The counters of a usage object, as offsets from its path id (schema.go:
+// usageFields is the number of paths of a usage object (schema.go:
 // raw.message.usage for message_start, raw.usage for message_delta).
-const (
-	uObject = iota
-	uInput
-	uOutput
-	uCacheRead
-	uCacheCreation
-	uCacheSplit
-	uCache5m
-	uCache1h
-	usageFields
-)
+const usageFields = format.UsageFields
 
 // The provider events whose usage is counted (raw.type).
 const (
@@ -111,32 +101,8 @@ func (j *judge) provider(k kind, a *integrity.Arena, ev *format.Event, f *fields
 	}
 }
 
-// usageAt reads the usage object at id as the neutral usage: Input is the
-// whole prompt (Anthropic counts the cache apart), CacheWrite the cache
-// writes (the 5m/1h split's sum when present and different), CacheWrite1h
-// the one-hour part.
+// usageAt reads the usage object at id as the neutral usage
+// (format.AnthropicUsage).
 func (j *judge) usageAt(id int) (format.Usage, bool) {
-	c := &j.c
-	if c.Get(id+uObject).Kind != integrity.JSONObject {
-		return format.Usage{}, false
-	}
-	in := count(c, id+uInput)
-	cw, cr := count(c, id+uCacheCreation), count(c, id+uCacheRead)
-	var cw1h int64
-	if c.Get(id+uCacheSplit).Kind == integrity.JSONObject && (c.Has(id+uCache5m) || c.Has(id+uCache1h)) {
-		cw1h = count(c, id+uCache1h)
-		if split := format.AddTokens(count(c, id+uCache5m), cw1h); split != cw {
-			cw = split
-		}
-	}
-	return format.Usage{Input: format.AddTokens(in, format.AddTokens(cw, cr)), Output: count(c, id+uOutput),
-		CacheRead: cr, CacheWrite: cw, CacheWrite1h: cw1h, Has: true}, true
-}
-
-// count reads a token count: an integer >= 0, else 0.
-func count(c *integrity.Capture, id int) int64 {
-	if n, ok := c.Int(id); ok && n >= 0 {
-		return n
-	}
-	return 0
+	return format.AnthropicUsage(&j.c, id)
 }

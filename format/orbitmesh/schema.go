@@ -3,6 +3,7 @@ package orbitmesh
 import (
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
+	"slices"
 )
 
 // kind is a record kind (docs/formats/orbitmesh.md, Records).
@@ -108,19 +109,12 @@ func (k kind) token() bool    { return k >= kTokenMinted && k <= kTokenExpired }
 func (k kind) current() bool  { return k >= kUser && k <= kMetric }
 
 // The captured paths, by id.
-var paths = integrity.MustPaths("kind", "seq", "ts", "run_id", "message_id",
+var paths = integrity.MustPaths(slices.Concat([]string{"kind", "seq", "ts", "run_id", "message_id",
 	"wait_kind", "resume_token_id", "reason", "status", "token_id",
 	// The runtime's message log (current.go).
 	"timestamp", "projection", "contents", "raw", "raw.type", "raw.model",
-	"raw.message", "raw.message.id", "raw.message.model",
-	"raw.message.usage", "raw.message.usage.input_tokens", "raw.message.usage.output_tokens",
-	"raw.message.usage.cache_read_input_tokens", "raw.message.usage.cache_creation_input_tokens",
-	"raw.message.usage.cache_creation", "raw.message.usage.cache_creation.ephemeral_5m_input_tokens",
-	"raw.message.usage.cache_creation.ephemeral_1h_input_tokens",
-	"raw.usage", "raw.usage.input_tokens", "raw.usage.output_tokens",
-	"raw.usage.cache_read_input_tokens", "raw.usage.cache_creation_input_tokens",
-	"raw.usage.cache_creation", "raw.usage.cache_creation.ephemeral_5m_input_tokens",
-	"raw.usage.cache_creation.ephemeral_1h_input_tokens")
+	"raw.message", "raw.message.id", "raw.message.model"},
+	format.AnthropicUsagePaths("raw.message.usage"), format.AnthropicUsagePaths("raw.usage"))...)
 
 const (
 	pKind = iota
