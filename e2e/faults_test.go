@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -176,7 +177,8 @@ func TestStockLokiUnderFaults(t *testing.T) {
 	cli := journalshipCLI(t)
 	runs := 0
 	for ; runs < 5; runs++ {
-		cmd := exec.Command(cli, shipArgs(proxy.srv.URL, n.work, n.roots, rootDirs(n.roots))...)
+		args := append(shipArgs(proxy.srv.URL, n.work, n.roots, nil), "--batch-lines", strconv.Itoa(faultBatch))
+		cmd := exec.Command(cli, append(args, rootDirs(n.roots)...)...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		require.NoError(t, cmd.Start())
@@ -199,16 +201,26 @@ func TestStockLokiUnderFaults(t *testing.T) {
 	distinct := distinctPlaces(t, n.q)
 	assert.Equal(t, want, distinct, "every complete line is in Loki")
 	assert.GreaterOrEqual(t, entries, want)
-	assert.LessOrEqual(t, entries-want, proxy.unheard,
-		"duplicates only from requests whose answer was lost (%d entries in them)", proxy.unheard)
+	// Duplicates only from the requests whose answer was lost, and from
+	// the batch in flight when the shipper was killed (the ledger records
+	// a batch once Loki answered all its requests).
+	bound := proxy.unheard + faultBatch
+	assert.LessOrEqual(t, entries-want, bound,
+		"duplicates beyond the lost answers (%d entries) and one batch (%d lines)", proxy.unheard, faultBatch)
 	t.Logf("%d lines, %d entries in Loki, %d entries stored unheard, faults %v", want, entries, proxy.unheard, proxy.faults)
-	// Each line as the truth has it (annotations, state, model), and tokens
-	// by model equal to the truth's: the entries stored unheard were sent
-	// again with the same times, and Loki's head block drops an entry
-	// identical in time and line to one it holds (a corpus this small
-	// stays in the head blocks).
-	verify.LandedRestamped(t, n.loki.URL, n.corpus, n.node, "node-stock")
+	// Each line as the truth has it (annotations, state, model); tokens by
+	// model as the truth's when Loki kept no duplicate (the lines sent
+	// again had the same times, and Loki's head block drops an entry
+	// identical in time and line to one it holds).
+	verify.LandedAtLeastOnce(t, n.loki.URL, n.corpus, n.node, "node-stock")
+	if entries == want {
+		verify.Tokens(t, n.q, n.corpus, time.Now().Add(time.Minute))
+	}
 }
+
+// faultBatch is the shipper's batch under faults: the most a SIGKILL
+// between Loki's answers and the ledger's commit can duplicate.
+const faultBatch = 100
 
 // distinctPlaces counts the distinct lines in Loki by file and offset.
 func distinctPlaces(t *testing.T, q *lokiquery.Client) int {

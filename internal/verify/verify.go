@@ -33,6 +33,7 @@ const Selector = `{service_name="agent-sessions"}`
 func Landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string) {
 	t.Helper()
 	landed(t, lokiURL, c, root, node, false)
+	Tokens(t, &lokiquery.Client{URL: lokiURL}, c, time.Now().Add(time.Minute))
 }
 
 // LandedRestamped is Landed for a Loki with its stock window: a line
@@ -40,6 +41,16 @@ func Landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string) {
 // an hour) may be shipped re-stamped, annotated timestamp_rewritten with
 // its own time in original_timestamp; everything else is as in Landed.
 func LandedRestamped(t testing.TB, lokiURL string, c *sample.Corpus, root, node string) {
+	t.Helper()
+	landed(t, lokiURL, c, root, node, true)
+	Tokens(t, &lokiquery.Client{URL: lokiURL}, c, time.Now().Add(time.Minute))
+}
+
+// LandedAtLeastOnce is LandedRestamped without the token sums, for a test
+// in which Loki may hold some lines twice (a process killed between
+// Loki's answer and its ledger commit): every line is there as the truth
+// has it, and the test bounds the duplicates itself.
+func LandedAtLeastOnce(t testing.TB, lokiURL string, c *sample.Corpus, root, node string) {
 	t.Helper()
 	landed(t, lokiURL, c, root, node, true)
 }
@@ -74,7 +85,6 @@ func landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string, r
 			line(t, f, l, e, node)
 		}
 	}
-	Tokens(t, q, c, to)
 	// An operator finds a line by its file and byte offset in LogQL.
 	if len(c.Files) > 0 && len(c.Files[0].Lines) > 1 {
 		f, l := c.Files[0], c.Files[0].Lines[1]
