@@ -3,6 +3,7 @@ package pipeline
 import (
 	"github.com/journalship/journalship/chunk"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -403,7 +404,7 @@ func formatUSD(b []byte, usd float64) []byte {
 // back from the file. When none precedes it, the line takes the start the
 // file's name states to the second (Cortex Plane's session_<ts>; a date
 // alone, Codelia's, says too little), else a time kept in the ledger (see
-// restamp). A record without an offset takes the chunk's previous time,
+// restamp), first chosen as the file's modification time. A record without an offset takes the chunk's previous time,
 // else Fluent Bit's read time.
 func (p *Pipeline) fallbackTime(w *work, f *fileState, i int) time.Time {
 	r := &w.recs[i]
@@ -431,7 +432,14 @@ func (p *Pipeline) fallbackTime(w *work, f *fileState, i int) time.Time {
 	if st := f.path.Started; !st.IsZero() && !st.Equal(st.Truncate(24*time.Hour)) && st.Before(r.Time) {
 		return st
 	}
-	return p.restamp(w, f, i, r.Time)
+	// A file with no time of its own (a Claude Code stream-json capture):
+	// its modification time, which places a capture shipped long after
+	// its run with its run, not at the shipping time.
+	need := r.Time
+	if fi, err := os.Stat(string(r.Path)); err == nil && fi.ModTime().Before(need) {
+		need = fi.ModTime()
+	}
+	return p.restamp(w, f, i, need)
 }
 
 // endOf is the offset just past record r's line, -1 without an offset.

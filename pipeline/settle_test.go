@@ -266,3 +266,26 @@ func TestSyntheticCostCountedOncePerProcess(t *testing.T) {
 	require.NoError(t, e.pipe.ShipSynthetic(context.Background(), []Synthetic{other}))
 	assert.InDelta(t, 3.0, testutil.ToFloat64(e.metrics.CostUSD.WithLabelValues("claude-sonnet-4-5", "default")), 1e-9, "another run's summary counts")
 }
+
+// TestTimelessFileTakesItsModificationTime: a file whose lines carry no
+// time at all (a Claude Code stream-json capture) ships at its
+// modification time, not at the time it is read: a capture shipped days
+// after its run stays with its run.
+func TestTimelessFileTakesItsModificationTime(t *testing.T) {
+	e := newEnv(t, nil)
+	root := t.TempDir()
+	path := filepath.Join(root, "captures", "run.jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	data := []byte("{\"kind\":\"start\"}\n{\"kind\":\"step\"}\n{\"kind\":\"end\"}\n")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	mtime := testNow.Add(-72 * time.Hour).Truncate(time.Second)
+	require.NoError(t, os.Chtimes(path, mtime, mtime))
+	_, err := e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
+	require.NoError(t, err)
+	got := e.cap.entries()
+	require.Len(t, got, 3)
+	for _, g := range got {
+		assert.True(t, g.ts.Equal(mtime), "%s at %s, not %s", g.line, g.ts, mtime)
+		assert.Contains(t, g.md["annotations"], "timestamp_fallback")
+	}
+}
