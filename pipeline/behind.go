@@ -16,7 +16,7 @@ import (
 // behind another shard's success. So an entry Loki could refuse as too far
 // behind is never sent as it is: its stream's newest time is known before
 // it is sent, and an entry over the window behind it takes Old_Entries
-// (re-stamped at the oldest time the stream accepts, or dead-lettered).
+// (re-stamped, see below, or dead-lettered).
 //
 // The newest time of a stream is what this process sent or is about to
 // send (taken when the entry is judged, so concurrent flushes see each
