@@ -72,6 +72,18 @@ func newModelLoki(t *testing.T) *modelLoki {
 	return m
 }
 
+// requireNoneRefused fails the test, listing them, when the model Loki
+// refused any entry.
+func (m *modelLoki) requireNoneRefused(t *testing.T, msg string) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.refused {
+		t.Logf("refused: %s", r)
+	}
+	require.Empty(t, m.refused, msg)
+}
+
 func newModelPipe(t *testing.T, m *modelLoki, l *ledger.Ledger, now func() time.Time) *Pipeline {
 	t.Helper()
 	lc := loki.DefaultConfig()
@@ -155,12 +167,7 @@ func TestConcurrentFlushesSendNothingBehind(t *testing.T) {
 	once.Do(func() { close(released) })
 	wg.Wait()
 
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, r := range m.refused {
-		t.Logf("refused: %s", r)
-	}
-	require.Empty(t, m.refused, "entries Loki refused as too far behind were sent (and answered 204 in a sharded stream)")
+	m.requireNoneRefused(t, "entries Loki refused as too far behind were sent (and answered 204 in a sharded stream)")
 }
 
 // TestAnotherProcessUnderOurCeilingIsSeen: process A publishes its
@@ -188,12 +195,7 @@ func TestAnotherProcessUnderOurCeilingIsSeen(t *testing.T) {
 	_, err = a.Ship(ctx, tailRecords(pathA, dataA, testNow), "a")
 	require.NoError(t, err)
 
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, r := range m.refused {
-		t.Logf("refused: %s", r)
-	}
-	require.Empty(t, m.refused, "entries Loki refused as too far behind were sent")
+	m.requireNoneRefused(t, "entries Loki refused as too far behind were sent")
 }
 
 // TestSyntheticEntriesAreNeverBehind: the finalizer's side-file entries
@@ -210,10 +212,5 @@ func TestSyntheticEntriesAreNeverBehind(t *testing.T) {
 	err = p.ShipSynthetic(ctx, []Synthetic{{Path: path, Kind: "LLM_RESPONSE", Time: time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC),
 		Line: []byte(`{"from":"a side file"}`)}})
 	require.NoError(t, err)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, r := range m.refused {
-		t.Logf("refused: %s", r)
-	}
-	require.Empty(t, m.refused, "a synthetic entry Loki refuses as too far behind was sent")
+	m.requireNoneRefused(t, "a synthetic entry Loki refuses as too far behind was sent")
 }
