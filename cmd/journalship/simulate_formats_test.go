@@ -259,8 +259,11 @@ func checkSide(t *testing.T, f *sampleFormat, root string, side []sample.SideFil
 		assert.False(t, strings.HasSuffix(rel, ".tmp"), "%s: no temporary file left", rel)
 		if strings.HasSuffix(rel, ".messages.jsonl") {
 			if _, ok := shifts[strings.TrimSuffix(path.Base(rel), ".messages.jsonl")]; ok {
-				snap := orbitmesh.ReadSnapshot(filepath.Join(root, rel))
-				assert.True(t, snap.Read && snap.HasModel && snap.HasLastSeq, "%s: its snapshot is read", rel)
+				// The runtime's session document and attempts, or the plan's
+				// snapshot.
+				journal := filepath.Join(root, rel)
+				side, snap := orbitmesh.ReadSide(journal), orbitmesh.ReadSnapshot(journal)
+				assert.True(t, side.Doc && len(side.Attempts) > 0 || snap.Read && snap.HasModel && snap.HasLastSeq, "%s: its side files are read", rel)
 			}
 		}
 	})

@@ -9,8 +9,8 @@ import (
 // Limits enforced by [Config.Validate].
 const (
 	// MinFaultSessions is the fewest sessions that hold every fault
-	// scenario (sessions 0 to 4, see the package documentation).
-	MinFaultSessions = 5
+	// scenario (sessions 0 to 8, see the package documentation).
+	MinFaultSessions = 9
 	// MaxSessions bounds the corpus size.
 	MaxSessions = 10000
 )
@@ -33,12 +33,12 @@ type Config struct {
 	Faults   bool      // include the fault scenarios (see the package doc)
 }
 
-// DefaultConfig returns 6 sessions with faults, the default models, seed 1
+// DefaultConfig returns 10 sessions with faults, the default models, seed 1
 // and a start two hours before now, truncated to the second.
 func DefaultConfig() Config {
 	return Config{
 		Seed:     1,
-		Sessions: 6,
+		Sessions: 10,
 		Start:    time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second),
 		Models:   append([]string(nil), DefaultModels...),
 		Faults:   true,
@@ -50,7 +50,7 @@ func DefaultConfig() Config {
 func FixtureConfig() Config {
 	return Config{
 		Seed:     1,
-		Sessions: 7,
+		Sessions: 12,
 		Start:    time.Date(2026, 2, 23, 14, 30, 22, 0, time.UTC),
 		Models:   append([]string(nil), DefaultModels...),
 		Faults:   true,

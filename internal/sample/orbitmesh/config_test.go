@@ -15,7 +15,7 @@ func TestDefaultConfig(t *testing.T) {
 	cfg := DefaultConfig()
 	require.NoError(t, cfg.Validate())
 	assert.Equal(t, int64(1), cfg.Seed)
-	assert.Equal(t, 6, cfg.Sessions)
+	assert.Equal(t, 10, cfg.Sessions)
 	assert.True(t, cfg.Faults)
 	assert.Equal(t, DefaultModels, cfg.Models)
 	assert.Equal(t, cfg.Start, cfg.Start.Truncate(time.Second))

@@ -1,20 +1,64 @@
-// Package orbitmesh generates deterministic, realistic OrbitMesh message
-// logs (the resumable session recovery plan's
-// sessions/<session_id>.messages.jsonl, docs/formats/orbitmesh.md) with
-// the snapshots beside them and their ground truth, as a [sample.Corpus]
-// shared with the Cortex Plane generator (package sample).
+// Package orbitmesh generates deterministic, realistic OrbitMesh session
+// logs (sessions/<session_id>.messages.jsonl, docs/formats/orbitmesh.md)
+// with the files the runtime keeps beside them and their ground truth, as
+// a [sample.Corpus] shared with the other generators, and the truth about
+// each session ([Session], from [GenerateWithTruth]).
+//
+// Most sessions are written as OrbitMesh's storage writes them today
+// (part A of the document: the runtime shape); some as its resumable
+// session recovery plan describes them (part B: the plan shape).
 //
 // The truth is computed by construction, from what the generator decided
 // to write (which records it lost, tore, cut by a crash or made invalid,
-// and what it put in the side files), never by parsing with the product's
+// what it put in the side files), never by parsing with the product's
 // code. The tests compare it line by line with the product's verdicts.
 //
-// # Layout
+// # The runtime shape
+//
+// Each line is {"seq","timestamp","projection","kind","contents","raw"}
+// as encoding/json writes the store's struct: seq from 1 up by one,
+// timestamp Go's RFC 3339 with nanoseconds, projection append, append_raw
+// or append_output_delta, kind one of user, output, thought, tool_use,
+// error, system, plan, metric. A Claude provider's session (its model a
+// Claude model, else the next Claude model configured, else
+// DefaultClaudeModel) stores the CLI's stream-json events in raw: the
+// system init (model), per response a metric message_start (model, id,
+// initial usage with its cache_creation split), output deltas, system
+// assistant snapshots (model, usage never counted), content block starts
+// and stops, a metric message_delta (the final usage: the same prompt,
+// more output) and message_stop, then the tool result; a Task call
+// streams a subagent's response under HelperModel. An ACP agent's session
+// (any other model) writes available_commands, thoughts, plans, output
+// deltas, tool calls and a usage metric that names no model.
+//
+// Beside the log: the session document sessions/<id>.json (state,
+// transitions), one attempt file per run attempt
+// sessions/attempts/<id>/<attempt>.json and the resume tokens
+// sessions/resume_tokens/<token>.json, indented as the store writes them.
+// Every runtime-shaped session has at least one attempt; a clean one ends
+// its last attempt completed (most), failed or cancelled at its last
+// line.
+//
+// Truth per line: Type the kind (runtime_error for error), Seq, Valid,
+// Model the model raw names (message_start, system init, assistant
+// snapshot), a message_delta its response's; Counted on the usage lines
+// that ship tokens: a response's message_start its usage (the prompt is
+// input plus cache reads and writes), its message_delta how far each
+// counter grew since (the output); State the attempts' and tokens' status
+// at the line's timestamp. [Session.Ends] lists the lines that end an
+// attempt (the first line at or after the end of the latest attempt
+// started by its time) with the terminal reason; [Session.Over] holds when
+// the latest attempt has a terminal reason and no line is newer than its
+// end, and File.EndReason is then that reason; [Session.Final] is the
+// status once everything written has happened.
+//
+// # The plan shape
 //
 // Each session is one log, sessions/<session_id>.messages.jsonl
-// ([sample.File]; session ids are sess_ and 12 lower-case base-32
-// characters), and up to two side files ([sample.Corpus.Side]) rewritten
-// in place by the runtime and only read by the product:
+// ([sample.File]; session ids, in both shapes, are sess_ and 12
+// lower-case base-32 characters), and up to two side files
+// ([sample.Corpus.Side]) rewritten in place by the runtime and only read
+// by the product:
 //
 //   - sessions/<session_id>.json, the snapshot: id, title, working_dir,
 //     provider {type, model}, created_at, updated_at, last_seq (the seq of
@@ -28,9 +72,10 @@
 //
 // A clean session has both (70%), the snapshot only (20%: the index is
 // optional) or neither (10%: a session from before the snapshots). A
-// session never has a token index without a whole snapshot.
+// session never has a token index without a whole snapshot. Clean
+// sessions are plan-shaped one time in four.
 //
-// # Records
+// # Records of the plan shape
 //
 // One JSON object per line, keys seq, ts, kind first, then the kind's own
 // fields in a fixed order; ts is RFC 3339 UTC with milliseconds and never
@@ -54,10 +99,9 @@
 // deadline: the periodic sweep appends run.interrupted (wait_timeout),
 // token.revoked and status.derived interrupted_waiting. Records carry no
 // model and no token usage (token.* records are resume-token audit
-// records): [sample.Line.Counted] is always false and the corpus has no
-// tokens by model.
+// records): [sample.Line.Counted] is false on every plan-shaped line.
 //
-// # Truth
+// # Truth of the plan shape
 //
 // Per line ([sample.Line]): Offset, Text, Type (the record's kind, also an
 // unknown one; "" when corrupt), Seq (-1 when corrupt), Valid (a known
@@ -108,8 +152,9 @@
 //
 // # Fault scenarios
 //
-// With Faults, sessions 0 to 4 have fixed shapes; every other session is
-// clean (also all of them without Faults):
+// With Faults, sessions 0 to 8 have fixed shapes; every other session is
+// clean (also all of them without Faults). Sessions 0 to 4 are
+// plan-shaped, 5 to 8 runtime-shaped:
 //
 //   - Session 0, crashed: a completed run with a wait, then a run during
 //     which the process dies appending a tool result (partial tail, no
@@ -141,8 +186,26 @@
 //     run waiting for an approval whose 4 h deadline has not passed; the
 //     snapshot and token index describe the wait (token active): the
 //     session ends waiting.
+//   - Session 5, crashed runtime: a Claude session whose process dies
+//     appending an output delta of its second response (partial tail;
+//     the response's initial usage stays counted). Its attempt file has
+//     no terminal reason and the document says running: running, not
+//     over.
+//   - Session 6, recovered: a completed attempt one of whose output deltas
+//     was lost (the append failed after the writer numbered it:
+//     "seq_gap:N"), then an attempt whose process died between two
+//     appends; a new boot's startup recovery marks the attempt interrupted
+//     ("startup recovery: interrupted while running") and appends its
+//     notice, the line that ends it: interrupted_startup, over,
+//     "interrupted". The session document was caught half-rewritten.
+//   - Session 7, suspended: an ACP attempt suspended waiting for a tool
+//     result (a resume token minted, the attempt ended interrupted),
+//     resumed minutes later with its token (consumed), then an attempt
+//     that completes.
+//   - Session 8, cancelled: a Claude attempt cancelled by the user in the
+//     middle of its first response (no message_delta): "cancelled".
 //
 // A corpus spans less than 75 minutes from Start, so the default start
 // (two hours ago) keeps every record in the past, and session 4's
-// deadline in the future.
+// deadline and every resume token's expiry (24 h) in the future.
 package orbitmesh

@@ -182,6 +182,9 @@ func TestWaitingSession(t *testing.T) {
 func TestSnapshotsMatchLogs(t *testing.T) {
 	for name, c := range testCorpora(t) {
 		for _, f := range c.Files {
+			if isRuntime(f) {
+				continue // its <id>.json is the runtime's session document
+			}
 			data := sideOf(c, f, ".json")
 			if data == nil || !json.Valid(data) {
 				for _, l := range f.Lines {
@@ -217,6 +220,12 @@ func TestSnapshotsMatchLogs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// isRuntime tells whether f is written as OrbitMesh's storage writes it
+// today (its first line has a timestamp, not the plan's ts).
+func isRuntime(f sample.File) bool {
+	return strings.Contains(string(f.Data[:min(len(f.Data), 40)]), `"timestamp":`)
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }

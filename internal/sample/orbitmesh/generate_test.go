@@ -25,7 +25,7 @@ func testCorpora(t *testing.T) map[string]*sample.Corpus {
 		"clean":     testConfig(7, 6, false),
 		"clean-big": testConfig(11, 120, false),
 		"one":       testConfig(5, 1, false),
-		"one-model": {Seed: 2, Sessions: 5, Start: time.Date(2025, 12, 31, 23, 59, 59, 999_000_000, time.UTC), Models: []string{"m"}, Faults: true},
+		"one-model": {Seed: 2, Sessions: MinFaultSessions, Start: time.Date(2025, 12, 31, 23, 59, 59, 999_000_000, time.UTC), Models: []string{"m"}, Faults: true},
 	}
 	out := map[string]*sample.Corpus{}
 	for name, cfg := range cfgs {
@@ -52,15 +52,15 @@ func TestGenerateDeterministic(t *testing.T) {
 }
 
 func TestSessionsAreIndependent(t *testing.T) {
-	// 5 and 6 sessions are both spaced 3 minutes apart, and each session
+	// 9 and 10 sessions are both spaced 3 minutes apart, and each session
 	// draws from its own stream: adding sessions leaves the first ones as
 	// they were.
-	small, err := Generate(testConfig(3, 5, true))
+	small, err := Generate(testConfig(3, MinFaultSessions, true))
 	require.NoError(t, err)
-	big, err := Generate(testConfig(3, 6, true))
+	big, err := Generate(testConfig(3, MinFaultSessions+1, true))
 	require.NoError(t, err)
-	require.Len(t, big.Files, 6)
-	assert.Equal(t, small.Files, big.Files[:5])
+	require.Len(t, big.Files, MinFaultSessions+1)
+	assert.Equal(t, small.Files, big.Files[:MinFaultSessions])
 	assert.Equal(t, small.Side, big.Side[:len(small.Side)])
 }
 
@@ -83,11 +83,15 @@ func TestLinesMatchData(t *testing.T) {
 	}
 }
 
-var headRE = regexp.MustCompile(`^\{"seq":(\d+),"ts":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)","kind":"([a-z_.]+)"`)
+var (
+	headRE    = regexp.MustCompile(`^\{"seq":(\d+),"ts":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)","kind":"([a-z_.]+)"`)
+	runtimeRE = regexp.MustCompile(`^\{"seq":(\d+),"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z)","projection":"(append|append_raw|append_output_delta)","kind":"(user|output|thought|tool_use|error|system|plan|metric)","contents":`)
+)
 
 // TestRecordShape: every readable line is a JSON object whose keys start
-// with seq, ts, kind; its truth says its kind and seq; timestamps never
-// decrease and stay within 75 minutes of Start.
+// with seq, ts, kind (the plan's records) or seq, timestamp, projection,
+// kind, contents (the runtime's); its truth says its kind and seq;
+// timestamps never decrease and stay within 75 minutes of Start.
 func TestRecordShape(t *testing.T) {
 	for name, c := range testCorpora(t) {
 		var start time.Time
@@ -103,6 +107,11 @@ func TestRecordShape(t *testing.T) {
 				}
 				require.True(t, json.Valid([]byte(l.Text)), "%s: %s", name, l.Text)
 				m := headRE.FindStringSubmatch(l.Text)
+				if isRuntime(f) {
+					m = runtimeRE.FindStringSubmatch(l.Text)
+					require.NotNil(t, m, "%s: key order: %s", name, l.Text)
+					m[3] = strings.Replace(m[4], KindError, TypeRuntimeError, 1)
+				}
 				require.NotNil(t, m, "%s: key order: %s", name, l.Text)
 				assert.Equal(t, m[1], itoa(l.Seq))
 				assert.Equal(t, m[3], l.Type)
@@ -140,11 +149,21 @@ func TestFiles(t *testing.T) {
 		for _, s := range c.Side {
 			id, ok := strings.CutPrefix(s.Rel, "sessions/")
 			require.True(t, ok, s.Rel)
+			if rest, ok := strings.CutPrefix(id, AttemptsDirName+"/"); ok {
+				id, _, _ = strings.Cut(rest, "/")
+			} else if _, ok := strings.CutPrefix(id, ResumeTokensDirName+"/"); ok {
+				var tok struct {
+					SessionID string `json:"session_id"`
+				}
+				require.NoError(t, json.Unmarshal(s.Data, &tok), s.Rel)
+				id = tok.SessionID
+			}
 			id = strings.TrimSuffix(strings.TrimSuffix(id, ".tokens.json"), ".json")
 			assert.True(t, ids[id], "%s: %s belongs to a session", name, s.Rel)
 		}
-		tokens := c.TokensByModel()
-		assert.Empty(t, tokens, "OrbitMesh records carry no token usage")
+		for model := range c.TokensByModel() {
+			assert.True(t, strings.HasPrefix(model, "claude-"), "%s: only a Claude provider's usage counts: %s", name, model)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/internal/sample"
@@ -25,15 +26,16 @@ import (
 func TestProductAgrees(t *testing.T) {
 	for name, cfg := range crossConfigs() {
 		t.Run(name, func(t *testing.T) {
-			c, err := Generate(cfg)
+			c, truth, err := GenerateWithTruth(cfg)
 			require.NoError(t, err)
 			root := t.TempDir()
 			require.NoError(t, c.WriteTo(root))
 			// The clock of Derived: after the corpus, before any 4 h approval
-			// deadline; line statuses use each line's own ts.
+			// deadline or resume token expiry; line statuses use each line's
+			// own time.
 			reg := newRegistry(t, cfg.Start.Add(80*time.Minute))
-			for _, f := range c.Files {
-				checkFile(t, reg, filepath.Join(root, filepath.FromSlash(f.Rel)), f)
+			for i, f := range c.Files {
+				checkFile(t, reg, filepath.Join(root, filepath.FromSlash(f.Rel)), f, truth[i])
 			}
 			checkSideFiles(t, reg, root, c.Side)
 		})
@@ -49,7 +51,7 @@ func crossConfigs() map[string]Config {
 		"clean":   testConfig(11, 30, false),
 	}
 	for seed := int64(-4); seed < 16; seed++ {
-		out[fmt.Sprintf("seed%d", seed)] = testConfig(seed, 6+int(seed&3), seed&1 == 0)
+		out[fmt.Sprintf("seed%d", seed)] = testConfig(seed, MinFaultSessions+int(seed&3), seed&1 == 0)
 	}
 	return out
 }
@@ -63,8 +65,9 @@ func newRegistry(t *testing.T, now time.Time) *registry.Registry {
 	return reg
 }
 
-// checkFile replays f as the pipeline does and compares line by line.
-func checkFile(t *testing.T, reg *registry.Registry, path string, f sample.File) {
+// checkFile replays f as the pipeline does and compares line by line,
+// then the session's status now, whether it is over and how it ended.
+func checkFile(t *testing.T, reg *registry.Registry, path string, f sample.File, s Session) {
 	t.Helper()
 	first, _, _ := bytes.Cut(f.Data, []byte{'\n'})
 	d := reg.Detect(path, first)
@@ -87,20 +90,37 @@ func checkFile(t *testing.T, reg *registry.Registry, path string, f sample.File)
 	prev := integrity.Prev{Known: true, AtStart: true}
 	var a integrity.Arena
 	var ev format.Event
+	var ends []End
 	for i, l := range f.Lines {
 		a.Reset(0)
 		j.Judge([]byte(l.Text), st, &a, &ev)
 		jd := rule.Judge(prev, ev.Seq, ev.HasSeq)
 		prev = prev.After(ev.Seq, ev.HasSeq)
-		where := fmt.Sprintf("%s line %d (offset %d): %s", f.Rel, i, l.Offset, l.Text)
+		where := fmt.Sprintf("%s line %d (offset %d): %.200s", f.Rel, i, l.Offset, l.Text)
 		assert.Equal(t, l.Expect, shipped(&ev, jd, d.Path), "annotations of %s", where)
 		assert.Equal(t, l.State, ev.State, "state of %s", where)
 		checkEvent(t, l, &ev, l.RunID, where)
+		if ev.Ends && s.Shape == ShapeRuntime {
+			ends = append(ends, End{Line: i, Reason: string(ev.EndReason), Terminal: ev.Terminal})
+		}
 	}
-	last := f.Lines[len(f.Lines)-1]
-	assert.Equal(t, last.State, st.Derived(), "%s: the status now is the last line's", f.Rel)
-	over, _ := st.Over()
-	assert.Equal(t, f.EndReason != "", over, "%s: over", f.Rel)
+	where := f.Rel + " (" + s.Scenario + ")"
+	assert.Equal(t, s.Ends, ends, "%s: the lines that end an attempt", where)
+	assert.Equal(t, s.Final, st.Derived(), "%s: the status now", where)
+	over, terminal := st.Over()
+	assert.Equal(t, s.Over, over, "%s: over", where)
+	assert.Equal(t, over, terminal, where)
+	assert.Equal(t, s.Over, f.EndReason != "", where)
+	assert.Equal(t, s.EndReason, f.EndReason, where)
+	if er, ok := st.(format.EndReasoner); ok && s.Shape == ShapeRuntime {
+		assert.Equal(t, s.EndReason, er.EndReason(), "%s: end reason", where)
+	}
+	if s.Shape == ShapeRuntime {
+		sd := orbitmesh.ReadSide(path)
+		assert.Equal(t, s.DocReadable, sd.Doc, "%s: the session document", where)
+		assert.Len(t, sd.Attempts, s.Attempts, where)
+		assert.Len(t, sd.Tokens, s.Tokens, where)
+	}
 }
 
 // checkEvent compares what the judge learned of a line with its truth.
@@ -120,8 +140,14 @@ func checkEvent(t *testing.T, l sample.Line, ev *format.Event, runID, where stri
 	assert.Equal(t, l.Seq, seq, "seq: %s", where)
 	assert.Equal(t, l.Model, string(ev.Model), "model: %s", where)
 	assert.Equal(t, runID, string(ev.RunID), "run_id: %s", where)
-	assert.False(t, ev.Usage.Has, "no token usage: %s", where)
-	assert.False(t, l.Counted, where)
+	counted := ev.Usage.Has && ev.Outcome == integrity.Valid && len(ev.Model) > 0
+	assert.Equal(t, l.Counted, counted, "counted: %s", where)
+	if counted {
+		u := ev.Usage
+		assert.Equal(t, []int64{l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens, l.CacheWrite1hTokens},
+			[]int64{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.CacheWrite1h}, "tokens: %s", where)
+	}
+	assert.Equal(t, l.Counted, ev.Role == format.RoleLLMResponse, "role: %s", where)
 }
 
 // shipped renders the annotations the pipeline ships for a line, in the

@@ -17,8 +17,9 @@ func newRNG(seed int64, stream uint64) *rng {
 func pick[T any](x *rng, s []T) T { return sample.Pick(x.Rand, s) }
 
 // Identifier alphabets: lower-case Crockford base 32 for session ids,
-// hex for run and token ids.
+// hex for run, attempt and token ids, base 62 for Claude's message ids.
 const (
 	base32Alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 	hexAlphabet    = "0123456789abcdef"
+	base62Alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
