@@ -124,12 +124,16 @@ func synthUnit(f *sample.File) string { return cmp.Or(f.JobID, synthSession(f), 
 
 // runIDOf is the run_id a line ships: none in Cortex Plane, the run a
 // Codelia record states (its file's unless another), the run_id field of
-// an OrbitMesh record (docs/formats/orbitmesh.md).
+// an OrbitMesh record of part B (docs/formats/orbitmesh.md; the runtime's
+// records carry none).
 func runIDOf(f *fact) string {
 	switch f.format {
 	case codeliaDir:
 		return cmp.Or(f.line.RunID, f.file.RunID)
 	case orbitmeshDir:
+		if f.fields != nil && runtimeShaped(f.fields) {
+			return ""
+		}
 		return f.str("run_id")
 	}
 	return ""

@@ -1,6 +1,7 @@
 package grafana
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,13 +30,21 @@ var codeliaRoles = map[string]string{
 	"run.status": "status", "run.error": "error", "run.end": "session_end",
 }
 
-// orbitmeshRoles: docs/formats/orbitmesh.md, Record kinds.
+// orbitmeshRoles: docs/formats/orbitmesh.md, part B, Record kinds.
 var orbitmeshRoles = map[string]string{
 	"message.user": "message", "message.assistant": "message", "message.tool": "message", "message.system": "message",
 	"run.started": "status", "run.waiting": "status", "run.resumed": "status",
 	"run.completed": "session_end", "run.failed": "session_end", "run.cancelled": "session_end", "run.interrupted": "session_end",
 	"status.derived": "status",
 	"token.minted":   "other", "token.consumed": "other", "token.revoked": "other", "token.expired": "other",
+}
+
+// orbitmeshRuntimeRoles: docs/formats/orbitmesh.md, part A, event_type
+// and role (by event_type: kind error ships as runtime_error); a metric
+// with a Claude usage is refined in roleOf.
+var orbitmeshRuntimeRoles = map[string]string{
+	"user": "message", "output": "message", "thought": "message", "system": "message",
+	"tool_use": "tool_call", "runtime_error": "error", "plan": "other", "metric": "other",
 }
 
 // claudeRoles: docs/formats/claude-code.md, section 5 (event_type values,
@@ -49,7 +58,16 @@ var claudeRoles = map[string]string{
 }
 
 // rolesOf are each format's known types and their roles.
-var rolesOf = map[string]map[string]string{cortexDir: cortexRoles, codeliaDir: codeliaRoles, orbitmeshDir: orbitmeshRoles, claudeDir: claudeRoles}
+var rolesOf = map[string]map[string]string{cortexDir: cortexRoles, codeliaDir: codeliaRoles, orbitmeshDir: joined(orbitmeshRoles, orbitmeshRuntimeRoles), claudeDir: claudeRoles}
+
+// joined is the union of maps with disjoint keys.
+func joined(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
+	return out
+}
 
 // known tells whether typ is one of the format's types.
 func known(format, typ string) bool {
@@ -59,7 +77,8 @@ func known(format, typ string) bool {
 
 // roleOf is the role a line ships: none when corrupt, "other" for a type
 // the format does not know, and a Codelia agent.event is a tool call when
-// its event.type is tool_call; a Claude Code user line with a tool_result
+// its event.type is tool_call; an OrbitMesh metric whose raw is a Claude
+// message_start or message_delta with a usage is an LLM response; a Claude Code user line with a tool_result
 // block is a tool result, a system line an error (api_error), a
 // checkpoint (compact_boundary, microcompact_boundary) or a session start
 // (a stream-json init).
@@ -71,6 +90,8 @@ func roleOf(format string, l sample.Line, fields map[string]any) string {
 		return "other"
 	case format == codeliaDir && l.Type == "agent.event" && jsonText(nested(fields, "event", "type")) == "tool_call":
 		return "tool_call"
+	case format == orbitmeshDir && l.Type == "metric" && claudeUsage(fields):
+		return "llm_response"
 	case format == claudeDir && l.Type == "user" && slices.ContainsFunc(blocks(fields), isBlock("tool_result")):
 		return "tool_result"
 	case format == claudeDir && l.Type == "system":
@@ -115,8 +136,11 @@ func streamJSON(fields map[string]any) bool {
 
 // endReasonOf is the end_reason a line ships: how a line that ends a
 // session or run says it ended, as written (Cortex Plane's reason,
-// Codelia's outcome or terminal status, OrbitMesh's run end kind).
-func endReasonOf(format string, l sample.Line, fields map[string]any) string {
+// Codelia's outcome or terminal status, OrbitMesh's run end kind, or the
+// terminal_reason of the attempt a runtime-shaped OrbitMesh line is the
+// first past the end of: om follows the file's lines, nil for the other
+// formats).
+func endReasonOf(format string, l sample.Line, fields map[string]any, om *omEnds) string {
 	if l.Corrupt {
 		return ""
 	}
@@ -133,6 +157,9 @@ func endReasonOf(format string, l sample.Line, fields map[string]any) string {
 			return st
 		}
 	case orbitmeshDir:
+		if r, ends := om.end(l, fields); ends {
+			return r
+		}
 		// A second run.interrupted of a run leaves the run's state as
 		// it was (duplicate_interrupt): it ends nothing.
 		if r, ok := strings.CutPrefix(l.Type, "run."); ok && orbitmeshRoles[l.Type] == "session_end" && !slices.Contains(l.Expect, "duplicate_interrupt") {
@@ -159,6 +186,10 @@ func toolOf(format string, l sample.Line, fields map[string]any, issued map[stri
 		return jsonText(nested(fields, "event", "tool")), jsonText(nested(fields, "event", "tool_call_id"))
 	case format == codeliaDir:
 		return jsonText(fields["tool"]), jsonText(fields["tool_call_id"])
+	case format == orbitmeshDir:
+		// Neither shape names a tool in a field of its own (a tool_use
+		// record's tool is in its raw, in the provider's words).
+		return "", ""
 	case format == claudeDir && l.Corrupt:
 		return "", ""
 	case format == claudeDir && l.Type == "assistant":

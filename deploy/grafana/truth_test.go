@@ -69,11 +69,15 @@ func buildFacts(c *sample.Corpus, prices *priceTable, tenantOf, nodeOf func(*sam
 		f := &c.Files[fi]
 		highest := int64(-1)
 		issued := map[string]string{} // tool_use id → tool name, in the file so far
+		var om *omEnds                // OrbitMesh: the attempts' ends, followed line by line
+		if f.Format == orbitmeshDir {
+			om = &omEnds{attempts: omAttempts(c, f)}
+		}
 		for _, l := range f.Lines {
 			fc := fact{file: f, line: l, format: f.Format, unit: lineUnit(f, l), tenant: tenantOf(f), node: nodeOf(f), shipped: len(l.Text) <= maxLine}
 			fc.fields = decodeObject(l.Text)
 			fc.eventType, fc.outcome = classify(f.Format, l)
-			fc.role, fc.endReason = roleOf(f.Format, l, fc.fields), endReasonOf(f.Format, l, fc.fields)
+			fc.role, fc.endReason = roleOf(f.Format, l, fc.fields), endReasonOf(f.Format, l, fc.fields, om)
 			fc.toolName, fc.invocation = toolOf(f.Format, l, fc.fields, issued)
 			fc.agent = agentOf(f.Format, l, fc.fields, f)
 			kinds, h := annotationKinds(f.Format, l, highest)
@@ -191,12 +195,21 @@ func decodeObject(text string) map[string]any {
 
 // timestampFallback: the line has no time of its own, and the pipeline
 // places it by the line before it (timestamp_fallback). A corrupt line of
-// Cortex Plane, Codelia or OrbitMesh keeps a time it states readably; a
-// Claude Code line has a time only when it is not corrupt and states one:
-// summary lines, the metadata types and corrupt lines have none
-// (docs/formats/claude-code.md, Model and ids).
+// Cortex Plane or Codelia keeps a time it states readably; a Claude Code
+// line has a time only when it is not corrupt and states one: summary
+// lines, the metadata types and corrupt lines have none
+// (docs/formats/claude-code.md, Model and ids); an OrbitMesh line has
+// one only when it is not corrupt and its shape's time (part B's ts, the
+// runtime's timestamp) is readable (docs/formats/orbitmesh.md, A2 and
+// Line schema).
 func timestampFallback(format string, l sample.Line, fields map[string]any) bool {
-	if format == claudeDir {
+	switch format {
+	case claudeDir:
+		return l.Corrupt || !readableTimestamp(format, fields)
+	case orbitmeshDir:
+		if !l.Corrupt && runtimeShaped(fields) {
+			return !rfc3339(fields["timestamp"])
+		}
 		return l.Corrupt || !readableTimestamp(format, fields)
 	}
 	return l.Corrupt && !readableTimestamp(format, fields)
