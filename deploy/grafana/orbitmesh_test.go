@@ -7,9 +7,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/orbitmesh"
 )
 
 // What OrbitMesh's runtime-shaped records ship beyond their kind's role
@@ -166,4 +168,45 @@ func (e *omEnds) end(l sample.Line, fields map[string]any) (reason string, ends 
 	}
 	e.endMarked = k + 1
 	return e.attempts[k].terminal, true
+}
+
+// TestOrbitMeshEnds holds the world's reading of A5's attempt ends, from
+// the side files, to the generator's own account of the sessions it wrote
+// (which lines end an attempt, with which reason), over the world's seed
+// and others, so that the ends the panels are checked against are not
+// this file's alone: a failed attempt's runtime_error line is one the
+// milestones panel shows with its end reason.
+func TestOrbitMeshEnds(t *testing.T) {
+	reasons := map[string]int{}
+	for seed := int64(runsSeed); seed < runsSeed+24; seed++ {
+		cfg := orbitmesh.DefaultConfig()
+		cfg.Seed, cfg.Start = seed, time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+		c, truth, err := orbitmesh.GenerateWithTruth(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range c.Files {
+			f, st := &c.Files[i], truth[i]
+			om := &omEnds{attempts: omAttempts(c, f)}
+			var got []orbitmesh.End
+			for k, l := range f.Lines {
+				if r, ends := om.end(l, decodeObject(l.Text)); ends {
+					got = append(got, orbitmesh.End{Line: k, Reason: r})
+					reasons[r]++
+				}
+			}
+			var want []orbitmesh.End
+			for _, e := range st.Ends {
+				want = append(want, orbitmesh.End{Line: e.Line, Reason: e.Reason})
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("seed %d, %s (%s): attempt ends %v, the generator says %v", seed, f.Rel, st.Scenario, got, want)
+			}
+		}
+	}
+	for _, r := range []string{"completed", "failed", "cancelled", "interrupted"} {
+		if reasons[r] == 0 {
+			t.Errorf("no attempt ended %s over the seeds: %v", r, reasons)
+		}
+	}
 }
