@@ -45,9 +45,11 @@ const (
 	behindMarks = "journalship:stream-newest"
 )
 
-// marker is a ledger that keeps marks between processes (*ledger.Ledger).
+// marker is a ledger that keeps marks between processes (*ledger.Ledger):
+// the stream ceilings and the files' re-stamp bases (restamp.go).
 type marker interface {
 	Marks(ctx context.Context, session string) (map[string]string, error)
+	SetMarks(ctx context.Context, session string, marks map[string]string) error
 	RaiseMarks(ctx context.Context, session string, marks map[string]int64) error
 }
 
@@ -121,19 +123,27 @@ func (b *behind) admit(labels []loki.Label, ts time.Time) (ok bool, cut time.Tim
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m := b.mark(labels)
-	newest := m.newest
-	if m.ceiling.After(m.published) && m.ceiling.After(newest) {
-		newest = m.ceiling // another process's, slack included
-	}
-	if !newest.IsZero() {
-		if cut = newest.Add(-b.window + behindMargin); cut.After(ts) {
-			return false, cut
-		}
+	if cut = b.cutoff(m); cut.After(ts) {
+		return false, cut
 	}
 	if ts.After(m.newest) {
 		m.newest = ts
 	}
 	return true, time.Time{}
+}
+
+// cutoff is the oldest time an entry of m's stream is admitted at (the
+// zero time while nothing is known of it): its newest time, this
+// process's or another's ceiling, less the window and the margin.
+func (b *behind) cutoff(m *streamMark) time.Time {
+	newest := m.newest
+	if m.ceiling.After(m.published) && m.ceiling.After(newest) {
+		newest = m.ceiling // another process's, slack included
+	}
+	if newest.IsZero() {
+		return time.Time{}
+	}
+	return newest.Add(-b.window + behindMargin)
 }
 
 // safe returns the oldest time no stream refuses as too far behind,
@@ -154,12 +164,7 @@ func (b *behind) accepts(labels []loki.Label, ts time.Time) bool {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	m := b.mark(labels)
-	newest := m.newest
-	if m.ceiling.After(m.published) && m.ceiling.After(newest) {
-		newest = m.ceiling
-	}
-	return newest.IsZero() || !newest.Add(-b.window+behindMargin).After(ts)
+	return !b.cutoff(b.mark(labels)).After(ts)
 }
 
 // refresh reads the ceilings other processes wrote, at most every

@@ -166,36 +166,58 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	p.addToBatch(w, i)
 }
 
-// window tells whether Loki would refuse item i's time: outside its age
-// window (too old, too new) or too far behind its stream's newest entry.
+// window tells whether Loki would refuse item i's time (see judgeTime).
 // Then it returns the time to stamp the entry with under Old_Entries
 // rewrite (see restamp) and the reason to dead-letter it with otherwise.
-// A line too old or too new is stamped about now; one too far behind at
-// about the oldest time no stream refuses (see behind), which moves no
-// stream's newest time, so that the entries of a backfill after it keep
-// their own times.
 func (p *Pipeline) window(w *work, f *fileState, i int) (stamp time.Time, reason string, outside bool) {
 	it := &w.items[i]
 	// One clock reading per Ship; a record's index keeps re-stamped
 	// entries in file order within the flush.
 	now := w.now.Add(time.Duration(i))
-	var need time.Time
-	if p.outsideWindow(it.ts, now) {
-		if p.cfg.OldEntries == DeadLetter {
-			return time.Time{}, outsideReason(it.ts), true
-		}
-		need = now
-	} else if ok, cut := p.behind.admit(it.labels, it.ts); !ok {
-		if p.cfg.OldEntries == DeadLetter {
-			return time.Time{}, behindReason(it.ts, cut), true
-		}
-		need = p.behind.safe(now, p.cfg.MaxFutureSkew)
-	} else {
+	need, cut, why := p.judgeTime(it.labels, it.ts, now)
+	switch {
+	case why == timeAccepted:
 		return time.Time{}, "", false
+	case p.cfg.OldEntries == DeadLetter:
+		return time.Time{}, why.reason(it.ts, cut), true
 	}
 	stamp = p.restamp(w, f, i, need)
 	p.behind.admit(it.labels, stamp)
-	return stamp, reason, true
+	return stamp, "", true
+}
+
+// timeRefusal is why Loki would refuse an entry for its time.
+type timeRefusal int
+
+const (
+	timeAccepted timeRefusal = iota
+	timeOutside              // older than Max_Entry_Age or newer than Max_Future_Skew
+	timeBehind               // too far behind its stream's newest entry
+)
+
+// judgeTime judges an entry of stream labels at t, at the clock reading
+// now. An entry Loki accepts counts towards its stream's newest time. One
+// it would refuse gets need, the time to stamp it with instead: about now
+// when too old or too new; when too far behind (cut being its stream's
+// cutoff), a time no stream refuses (behind.safe), which moves no
+// stream's newest time, so that the entries of a backfill after it keep
+// their own times.
+func (p *Pipeline) judgeTime(labels []loki.Label, t, now time.Time) (need, cut time.Time, why timeRefusal) {
+	if p.outsideWindow(t, now) {
+		return now, time.Time{}, timeOutside
+	}
+	if ok, cut := p.behind.admit(labels, t); !ok {
+		return p.behind.safe(now, p.cfg.MaxFutureSkew), cut, timeBehind
+	}
+	return time.Time{}, time.Time{}, timeAccepted
+}
+
+// reason is the dead-letter reason of an entry at t refused for why.
+func (why timeRefusal) reason(t, cut time.Time) string {
+	if why == timeBehind {
+		return behindReason(t, cut)
+	}
+	return outsideReason(t)
 }
 
 func (p *Pipeline) versionValue(f *fileState) string {

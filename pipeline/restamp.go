@@ -83,8 +83,8 @@ func (p *Pipeline) readRestamp(ctx context.Context, path string) (time.Time, boo
 
 // publishRestamps writes the flush's new re-stamp bases before its push.
 func (p *Pipeline) publishRestamps(ctx context.Context, w *work) error {
-	s, ok := p.deps.Ledger.(setMarker)
-	if !ok {
+	s := p.behind.store
+	if s == nil {
 		return nil
 	}
 	for i, d := range w.restamps {
@@ -104,9 +104,4 @@ func (d restampDecision) forget() {
 	d.f.mu.Lock()
 	d.f.restampRead = false
 	d.f.mu.Unlock()
-}
-
-// setMarker is a ledger that stores marks (*ledger.Ledger).
-type setMarker interface {
-	SetMarks(ctx context.Context, session string, marks map[string]string) error
 }

@@ -110,18 +110,17 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	return nil
 }
 
-// syntheticWindow is window for a synthetic entry of stream labels at t:
-// the reason Loki would refuse t ("" when it accepts it) and the time to
-// stamp it with instead. Synthetic entries share the journal's streams.
+// syntheticWindow is window for a synthetic entry of stream labels at t
+// (synthetic entries share the journal's streams): the reason Loki would
+// refuse t ("" when it accepts it) and the time to stamp it with instead,
+// which its stream's newest time then takes into account.
 func (p *Pipeline) syntheticWindow(labels []loki.Label, t, now time.Time) (time.Time, string) {
-	if p.outsideWindow(t, now) {
-		p.behind.admit(labels, now)
-		return now, outsideReason(t)
+	need, cut, why := p.judgeTime(labels, t, now)
+	if why == timeAccepted {
+		return time.Time{}, ""
 	}
-	if ok, cut := p.behind.admit(labels, t); !ok {
-		return p.behind.safe(now, p.cfg.MaxFutureSkew), behindReason(t, cut)
-	}
-	return time.Time{}, ""
+	p.behind.admit(labels, need)
+	return need, why.reason(t, cut)
 }
 
 // countSyntheticCost adds the entries' costs to the cost metric, once
