@@ -156,6 +156,24 @@ func (b *behind) safe(now time.Time, skew time.Duration) time.Time {
 	return now.Add(skew - b.window + behindMargin)
 }
 
+// behindHeadroom is how far after the safe time a line too far behind is
+// stamped: safe moves with the clock, and the stamp must stay safe for a
+// retry (which reuses it, see restamp) minutes later.
+const behindHeadroom = 30 * time.Minute
+
+// stamp is the time a line too far behind is stamped with at now: safe
+// with headroom, never after now.
+func (b *behind) stamp(now time.Time, skew time.Duration) time.Time {
+	return minTime(b.safe(now, skew).Add(behindHeadroom), now)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
 // accepts tells whether Loki accepts an entry of stream labels at ts,
 // without taking it into account.
 func (b *behind) accepts(labels []loki.Label, ts time.Time) bool {

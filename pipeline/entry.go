@@ -199,7 +199,7 @@ const (
 // now. An entry Loki accepts counts towards its stream's newest time. One
 // it would refuse gets need, the time to stamp it with instead: about now
 // when too old or too new; when too far behind (cut being its stream's
-// cutoff), a time no stream refuses (behind.safe), which moves no
+// cutoff), a time no stream refuses for a while (behind.stamp), which moves no
 // stream's newest time, so that the entries of a backfill after it keep
 // their own times.
 func (p *Pipeline) judgeTime(labels []loki.Label, t, now time.Time) (need, cut time.Time, why timeRefusal) {
@@ -207,7 +207,7 @@ func (p *Pipeline) judgeTime(labels []loki.Label, t, now time.Time) (need, cut t
 		return now, time.Time{}, timeOutside
 	}
 	if ok, cut := p.behind.admit(labels, t); !ok {
-		return p.behind.safe(now, p.cfg.MaxFutureSkew), cut, timeBehind
+		return p.behind.stamp(now, p.cfg.MaxFutureSkew), cut, timeBehind
 	}
 	return time.Time{}, time.Time{}, timeAccepted
 }

@@ -289,3 +289,41 @@ func TestTimelessFileTakesItsModificationTime(t *testing.T) {
 		assert.Contains(t, g.md["annotations"], "timestamp_fallback")
 	}
 }
+
+// TestBehindRestampsSurviveRetries: lines too far behind their streams are
+// stamped at a time no stream refuses, which moves with the clock; a
+// flush refused and retried minutes later, after a restart, stamps them
+// exactly as the first attempt did.
+func TestBehindRestampsSurviveRetries(t *testing.T) {
+	ctx := context.Background()
+	run := func(fail bool) map[string]time.Time {
+		now := testNow
+		e := newEnv(t, func(c *Config) { c.Now = func() time.Time { return now } })
+		root, path, data := journalAt(t)
+		_, err := e.pipe.Ship(ctx, tailRecords(path, data, testNow), "t")
+		require.NoError(t, err)
+		path2, shifted := shiftedJournal(t, root, data)
+		p := e.pipe
+		if fail {
+			e.cap.setStatus(http.StatusServiceUnavailable)
+			_, err = p.Ship(ctx, tailRecords(path2, shifted, testNow), "t")
+			require.Error(t, err)
+			e.cap.setStatus(http.StatusNoContent)
+			now = testNow.Add(3 * time.Minute)
+			p, err = New(e.pipe.cfg, e.pipe.deps) // a restart: only the ledger remembers
+			require.NoError(t, err)
+		}
+		_, err = p.Ship(ctx, tailRecords(path2, shifted, testNow), "t")
+		require.NoError(t, err)
+		out := map[string]time.Time{}
+		for _, g := range e.cap.entries() {
+			if g.md["file"] == path2 && strings.Contains(g.md["annotations"], "timestamp_rewritten") {
+				out[g.md["byte_offset"]] = g.ts
+			}
+		}
+		return out
+	}
+	want := run(false)
+	require.NotEmpty(t, want)
+	assert.Equal(t, want, run(true))
+}
