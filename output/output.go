@@ -18,6 +18,7 @@ import (
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/internal/recent"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
@@ -56,7 +57,7 @@ type Instance struct {
 	prices     *pricing.Source
 	metrics    *metrics.Set
 	recs       sync.Pool
-	panics     panicCounts // panics per chunk, to dead-letter a poison chunk
+	panics     *recent.Counts // panics per chunk, to dead-letter a poison chunk
 	closed     atomic.Bool
 	hasMetrics bool
 	keys       chunk.Config // the record keys read
@@ -92,7 +93,7 @@ func NewInstance(get Getter, opts ...Option) (inst *Instance, err error) {
 		return nil, err
 	}
 	id := int(instances.Add(1) - 1)
-	inst = &Instance{id: id, log: newLogger(cfg.logLevel, id)}
+	inst = &Instance{id: id, log: newLogger(cfg.logLevel, id), panics: recent.NewCounts(panicMemory)}
 	if o.logName != "" {
 		inst.log.name = o.logName
 	}

@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"os"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/journalship/journalship/chunk"
@@ -202,7 +201,7 @@ func (i *Instance) recoverFlush(p any, stack []byte, data []byte, tag string, sp
 	}()
 	countPanic(i.metrics, EntryFlush)
 	key := chunkKey(data, tag)
-	n := i.panics.add(key)
+	n := i.panics.Add(key)
 	where := fmt.Sprintf("tag=%s %s; chunk of %d bytes, key %016x, panic %d of %d", tag, spot.describe(), len(data), key, n, panicsBeforeDeadLetter)
 	logPanic(i.log, EntryFlush, p, stack, where)
 	if n < panicsBeforeDeadLetter {
@@ -214,7 +213,7 @@ func (i *Instance) recoverFlush(p any, stack []byte, data []byte, tag string, sp
 		i.metrics.Retries.WithLabelValues(causePanic).Inc()
 		return Retry
 	}
-	i.panics.forget(key)
+	i.panics.Forget(key)
 	i.log.Errorf("tag=%s: chunk %016x panicked %d times: dead-lettered whole (stage %q), acknowledged", tag, key, n, reasonPanic)
 	return OK
 }
@@ -245,52 +244,4 @@ func chunkKey(data []byte, tag string) uint64 {
 	h.Write([]byte{0})
 	h.Write(data)
 	return h.Sum64()
-}
-
-// panicCounts counts panics per chunk key for the last panicMemory keys.
-type panicCounts struct {
-	mu    sync.Mutex
-	count map[uint64]panicCount
-	ring  [panicMemory]uint64 // keys by arrival; ring[next] is evicted next
-	next  int
-}
-
-type panicCount struct {
-	n    int
-	slot int // the key's place in ring
-}
-
-// add counts one more panic of key and returns its count.
-func (c *panicCounts) add(key uint64) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.count == nil {
-		c.count = make(map[uint64]panicCount)
-	}
-	if pc, ok := c.count[key]; ok {
-		pc.n++
-		c.count[key] = pc
-		return pc.n
-	}
-	if old, ok := c.count[c.ring[c.next]]; ok && old.slot == c.next {
-		delete(c.count, c.ring[c.next])
-	}
-	c.ring[c.next] = key
-	c.count[key] = panicCount{n: 1, slot: c.next}
-	c.next = (c.next + 1) % panicMemory
-	return 1
-}
-
-// forget drops key's count.
-func (c *panicCounts) forget(key uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.count, key)
-}
-
-// len returns how many keys are counted.
-func (c *panicCounts) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.count)
 }

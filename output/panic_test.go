@@ -155,7 +155,7 @@ func TestFlushPanicRetriesThenDeadLetters(t *testing.T) {
 	raw, err := base64.StdEncoding.DecodeString(dls[0]["line"].(string))
 	require.NoError(t, err)
 	assert.Equal(t, poison, raw, "the raw chunk, whole")
-	assert.Zero(t, inst.panics.len(), "a dead-lettered chunk is forgotten")
+	assert.Zero(t, inst.panics.Len(), "a dead-lettered chunk is forgotten")
 
 	require.Equal(t, OK, inst.Flush(lastChunk, "sessions.ok"), "the instance goes on shipping")
 	for _, l := range good[2:] {
@@ -202,7 +202,7 @@ func TestFlushPanicIsPerChunk(t *testing.T) {
 		require.Equal(t, Retry, inst.Flush(a, "other"))
 	}
 	assert.Empty(t, readDeadLetters(t, dlPath))
-	assert.Equal(t, 3, inst.panics.len())
+	assert.Equal(t, 3, inst.panics.Len())
 }
 
 // TestNewInstancePanicFailsCleanly: a panic while building an instance is
@@ -288,26 +288,6 @@ func scrape(t *testing.T, url string) string {
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return string(body)
-}
-
-// TestPanicCountsAreBounded: the per-chunk panic counts keep the last
-// panicMemory chunks.
-func TestPanicCountsAreBounded(t *testing.T) {
-	var c panicCounts
-	for k := range uint64(panicMemory) {
-		assert.Equal(t, 1, c.add(k))
-	}
-	assert.Equal(t, 2, c.add(0), "a chunk seen again counts on")
-	assert.Equal(t, 1, c.add(panicMemory), "a new chunk ...")
-	assert.Equal(t, panicMemory, c.len(), "... takes the place of the oldest")
-	assert.Equal(t, 1, c.add(0), "which starts again")
-
-	c.forget(5)
-	assert.Equal(t, 1, c.add(5), "a forgotten chunk starts again")
-	for k := range uint64(panicMemory) {
-		c.add(1<<40 + k)
-	}
-	assert.Equal(t, panicMemory, c.len(), "still bounded with forgotten keys in the ring")
 }
 
 // TestFlushSpotDescribe names the records a flush was on when it panicked.

@@ -11,6 +11,7 @@ import (
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/internal/recent"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
@@ -98,7 +99,7 @@ type Pipeline struct {
 	labelSet *labelSets
 	formats  *registry.Registry
 	behind   *behind
-	counted  countedOnce // synthetic entries whose cost was counted
+	counted  *recent.Counts // synthetic entries whose cost was counted
 	// modelLabel bounds the model label values of the token and cost
 	// series (journal content).
 	modelLabel *metrics.Bounded
@@ -128,6 +129,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg}
 	p.labelSet = newLabelSets(cfg)
 	p.behind = newBehind(cfg.MaxBehind, deps.Ledger)
+	p.counted = recent.NewCounts(countedMemory)
 	p.modelLabel = deps.Metrics.Models(knownModels(deps.Prices, cfg.Tenant), deps.Logger.Warnf)
 	p.presetMetrics()
 	p.works.New = func() any {

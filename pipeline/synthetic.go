@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/journalship/journalship/chunk"
@@ -131,11 +130,15 @@ func (p *Pipeline) countSyntheticCost(entries []Synthetic) {
 		return
 	}
 	for i := range entries {
-		if e := &entries[i]; e.CostModel != "" && e.Cost > 0 && p.counted.first(syntheticKey(e)) {
+		if e := &entries[i]; e.CostModel != "" && e.Cost > 0 && p.counted.Add(syntheticKey(e)) == 1 {
 			p.deps.Metrics.CostUSD.WithLabelValues(p.modelLabel.Value(e.CostModel), p.tenantLabel()).Add(e.Cost)
 		}
 	}
 }
+
+// countedMemory is how many synthetic entries whose cost was counted a
+// process remembers, so that one shipped again is counted once.
+const countedMemory = 4096
 
 // syntheticKey names a synthetic entry: the same entry shipped again (a
 // finalizer pass that failed after the push, before its marks were kept)
@@ -154,34 +157,6 @@ func syntheticKey(e *Synthetic) uint64 {
 	binary.LittleEndian.PutUint64(n[8:], math.Float64bits(e.Cost))
 	h.Write(n[:])
 	return h.Sum64()
-}
-
-// countedOnce remembers the last entries whose cost a process counted, so
-// that an entry shipped again is counted once per process.
-type countedOnce struct {
-	mu   sync.Mutex
-	seen map[uint64]bool
-	ring [4096]uint64
-	n    int
-}
-
-// first tells whether k is seen for the first time, and remembers it.
-func (c *countedOnce) first(k uint64) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.seen[k] {
-		return false
-	}
-	if c.seen == nil {
-		c.seen = map[uint64]bool{}
-	}
-	if c.n >= len(c.ring) {
-		delete(c.seen, c.ring[c.n%len(c.ring)])
-	}
-	c.ring[c.n%len(c.ring)] = k
-	c.n++
-	c.seen[k] = true
-	return true
 }
 
 // restamp returns e stamped now, its time kept in original_timestamp and
