@@ -188,9 +188,12 @@ func (d *demo) formatsIn(m map[string]map[string]float64) []string {
 // ships them, and its cost.
 var usageKeys = []string{"tokens_in", "tokens_out", "tokens_cache_read", "tokens_cache_write", "cost_usd"}
 
-// usageQuery sums key over every format's LLM responses, by format and model.
+// usageQuery sums key over every format's journal lines, by format and
+// model: the cost dashboard's query, less the records from beside the
+// journals (a Go pkg/session run's stated cost), which have no byte
+// offset and whose truth is the runtime's, not the lines'.
 func usageQuery(key, rng string) string {
-	return `sum by (format, model) (sum_over_time(` + selector + ` | role="llm_response" | integrity="valid" | ` + key + `!="" | unwrap ` + key + ` ` + rng + `))`
+	return `sum by (format, model) (sum_over_time(` + selector + ` | byte_offset!="" | ` + key + `!="" | unwrap ` + key + ` ` + rng + `))`
 }
 
 // usage prints tokens and dollars by format and model, checked against
@@ -211,7 +214,7 @@ func (d *demo) usage(ctx context.Context, rng string) error {
 			got[k][i] = s.Value
 		}
 	}
-	fmt.Fprintf(d.out, "\n   tokens and dollars by format and model (the cost dashboard's), checked against the journals\n   %s\n   KEY: %s\n",
+	fmt.Fprintf(d.out, "\n   tokens and dollars of the journals' lines by format and model (the cost dashboard's, less run summaries), checked against the journals\n   %s\n   KEY: %s\n",
 		usageQuery("KEY", rng), strings.Join(usageKeys, ", "))
 	fmt.Fprintf(d.out, "   %-*s %-28s %10s %9s %11s %11s %10s   %s\n", nameWidth, "format", "model", "in", "out", "cache read", "cache write", "USD", "check")
 	total, prices := 0.0, pricing.Default()
