@@ -74,6 +74,14 @@ package claudecode
 //     built-in table's 1-hour price is 2 × input for every Claude model,
 //     so the rule moves $0 today; it is kept so that a table change shows
 //     as explained, not as a mystery.
+//  8. stream-json capture — ccusage reads a line only with a timestamp,
+//     and no stream-json line has one: a capture saved among the
+//     transcripts counts nothing for ccusage (verified on the real
+//     2.1.44 capture: nothing, and everything once assistant lines get a
+//     timestamp). journalship counts each response once at its final
+//     usage (message_start and message_delta) and the helper model's
+//     usage from the result's modelUsage. ccusage undercounts the whole
+//     capture.
 //
 // Agreements by different routes (no rule needed): streaming snapshots of
 // CLIs before 2.1.97 (ccusage keeps the line with the largest total,
@@ -200,14 +208,14 @@ func repoRoot() (string, error) {
 }
 
 // corpusPrices are the built-in table's prices of every model an
-// assistant line of the corpus names.
+// assistant line of the corpus names or a line counts under.
 func corpusPrices(t *testing.T, c *sample.Corpus) map[string]pricing.Price {
 	t.Helper()
 	table := pricing.Default()
 	out := map[string]pricing.Price{}
 	for _, f := range c.Files {
 		for _, l := range f.Lines {
-			if l.Type != TypeAssistant || l.Model == "" {
+			if !l.Counted && (l.Type != TypeAssistant || l.Model == "") {
 				continue
 			}
 			p, ok := table.Lookup("", l.Model)
@@ -495,6 +503,14 @@ var ccusageRules = []ccRule{
 			CostTokens(pricing.Tokens{CacheWrite: l.CacheWrite1hTokens, CacheWrite1h: l.CacheWrite1hTokens})
 		theirs := float64(l.CacheWrite1hTokens) * 2 * p.InputPerMillion / 1e6
 		return []delta{{session: f.SessionID, model: l.Model, cost: theirs - ours}}, true
+	}},
+	{"stream-json capture counts nothing", func(_ *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+		f := c.Files[fi]
+		l := f.Lines[li]
+		if !isCapture(f) || !l.Counted {
+			return nil, false
+		}
+		return []delta{truthDelta(f.SessionID, l, prices).neg()}, true
 	}},
 }
 

@@ -18,6 +18,7 @@
 //	<project>/<session>/subagents/agent-<agent>.jsonl        a subagent (Task tool, /btw side question)
 //	<project>/<session>/subagents/agent-<agent>.meta.json    its sidecar ([sample.Corpus.Side]): {"agentType","description"}
 //	<project>/agent-<agent>.jsonl                            a subagent of a 2.0 CLI (legacy layout)
+//	<project>/<session>.jsonl                                a captured headless run (stream-json)
 //
 // <project> is the working directory with every character outside
 // [A-Za-z0-9] replaced by '-' (/home/priya/src/ingest_worker →
@@ -26,8 +27,16 @@
 // SessionID the path's session (a legacy agent file: the session its
 // lines name); AgentID the file name's agent for subagent and legacy
 // files, "" for a main transcript; RunID, JobID, Pod and EndReason ""
-// (Claude Code writes no end record). Files come session by session: the
-// main transcript, then its subagents in the order they started.
+// (Claude Code writes no end record; a capture's: its result's subtype).
+// Files come session by session: the main transcript, then its
+// subagents in the order they started.
+//
+// About one clean session in five is a headless run (claude -p
+// --output-format stream-json --verbose --include-partial-messages, a
+// CLI before 2.1.97) whose runner saved its output where its transcript
+// would be (the run keeps none): one file, the main agent's lines and
+// its subagents' (parent_tool_use_id: their Task call's id, their
+// streams interleaved when two run at once).
 //
 // # Lines
 //
@@ -77,6 +86,23 @@
 // upgraded CLI), and new-era fields the format does not list
 // (message.context_management).
 //
+// # Captures
+//
+// A capture starts with the system init line (session_id, model,
+// claude_code_version). Per response: a stream_event message_start (the
+// response's id, model and usage with output_tokens 1 to 3), per content
+// block its content_block_start, one to four content_block_deltas, the
+// assistant line holding the block and the message_start's usage, its
+// content_block_stop; then message_delta (stop_reason, the final usage:
+// input, cache and output counts, no 5m/1h split) and message_stop.
+// Tool results are user lines with tool_use_result. The result line
+// closes the run: usage (what the lines' responses used), modelUsage (per
+// model, in the order first used, plus HelperModel's calls, which no
+// other line shows; merged with the same model's responses), and
+// total_cost_usd, the sum of modelUsage's costUSD at Anthropic's list
+// prices (a model outside that list adds nothing). Capture lines have no
+// timestamp, uuid links or parentUuid.
+//
 // # Truth
 //
 // Per [sample.Line]: Type the type written ("" when corrupt); Seq -1
@@ -107,6 +133,18 @@
 // the file under another requestId (both response_replayed), and usage
 // nested in progress lines.
 //
+// In a capture, message_start and message_delta count under the
+// response (the delta under its stream's last message_start), with its
+// model, by the same rule: message_start ships the snapshot, the
+// assistant lines nothing, message_delta the rest of the output (the
+// split it does not state is no regression). The result line is Counted
+// under the first model of its modelUsage that reports more than the
+// run's lines shipped under it: the difference of each counter that
+// falls short (normally HelperModel's calls); its one-hour cache writes
+// are what its usage states beyond the lines', at most its cache
+// writes. State: a result is idle; a subagent's line (parent_tool_use_id)
+// keeps the state, as a sidechain line does.
+//
 // # Annotations
 //
 // [sample.Line.Expect] lists kinds, without details, in this order:
@@ -132,7 +170,7 @@
 //
 // # Scenarios
 //
-// With Faults, sessions 0 to 4 have fixed shapes (whatever the seed);
+// With Faults, sessions 0 to 6 have fixed shapes (whatever the seed);
 // every other session is clean: no annotation, every line valid.
 //
 //   - Session 0, legacy: a 2.0 CLI; two summary lines open the file; a
@@ -169,6 +207,13 @@
 //     "model":null (counted; ccusage drops it); a refused edit; a last
 //     Bash call never answered, the process dying while appending its
 //     result ([sample.File.PartialTail]).
+//   - Session 5, capture with a lost line: a captured headless run whose
+//     two subagents stream at the same time; the line of a tool_use block
+//     is lost (its result: tool_result_without_call); the result tops up
+//     HelperModel.
+//   - Session 6, cut capture: a captured headless run cut while its
+//     result line was written ([sample.File.PartialTail]): the helper's
+//     usage never ships.
 //
 // A corpus spans less than 100 minutes from Start, so the default start
 // (two hours ago) keeps every line in the past.

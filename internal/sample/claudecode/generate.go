@@ -57,15 +57,32 @@ func Generate(cfg Config) (*sample.Corpus, error) {
 		case fault && i == 4:
 			s = newSession(x, i, eraOld, model, cfg.Models, at)
 			s.damaged()
+		case fault && i == 5:
+			s = newSession(x, i, eraOld, model, cfg.Models, at)
+			s.capturedLost()
+		case fault && i == 6:
+			s = newSession(x, i, eraOld, model, cfg.Models, at)
+			s.capturedCut()
 		default:
 			s = newSession(x, i, x.Weighted(10, 40, 50), model, cfg.Models, at)
-			s.clean()
+			if headless(cfg.Seed, i) {
+				s.headless()
+			} else {
+				s.clean()
+			}
 		}
 		if err := s.emit(c); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// headless tells whether clean session i is a captured headless run
+// (about one in five), drawn from a stream of its own so that the other
+// sessions stay as they are.
+func headless(seed int64, i int) bool {
+	return newRNG(seed, 1<<32|uint64(i)).Chance(0.2)
 }
 
 // emit renders the session's files into c.

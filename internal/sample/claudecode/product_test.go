@@ -66,11 +66,19 @@ func productFile(t *testing.T, reg *registry.Registry, path string, f sample.Fil
 			}
 			assert.Equal(t, l.Type, typ, "type: %s", where)
 		}
-		if ev.Role == format.RoleLLMResponse && ev.Outcome == integrity.Valid {
+		// The pipeline prices a valid line's usage under its model whatever
+		// its role: a result line's top-up is a session_end.
+		counted := ev.Usage.Has && ev.Outcome == integrity.Valid && len(ev.Model) > 0
+		if ev.Role == format.RoleLLMResponse && ev.Outcome == integrity.Valid || counted {
 			assert.Equal(t, l.Model, string(ev.Model), "model: %s", where)
 		}
-		counted := ev.Role == format.RoleLLMResponse && ev.Usage.Has && ev.Outcome == integrity.Valid && len(ev.Model) > 0
 		assert.Equal(t, l.Counted, counted, "counted: %s", where)
+		if counted {
+			assert.Contains(t, []format.Role{format.RoleLLMResponse, format.RoleSessionEnd}, ev.Role, "role: %s", where)
+		}
+		if ev.Ends {
+			assert.Equal(t, f.EndReason, string(ev.EndReason), "end reason: %s", where)
+		}
 		if counted && l.Counted {
 			assert.Equal(t, format.Usage{Input: l.PromptTokens, Output: l.CompletionTokens, CacheRead: l.CacheReadTokens,
 				CacheWrite: l.CacheWriteTokens, CacheWrite1h: l.CacheWrite1hTokens, Has: true}, ev.Usage, "usage: %s", where)

@@ -15,6 +15,10 @@ const (
 	TypeFileHistorySnapshot = "file-history-snapshot"
 	TypeQueueOperation      = "queue-operation"
 	TypeCustomTitle         = "custom-title"
+	// TypeStreamEvent and TypeResult are written only in stream-json
+	// captures (with system, assistant and user lines).
+	TypeStreamEvent = "stream_event"
+	TypeResult      = "result"
 	// TypeUnknown is no type of the format: its lines expect
 	// unknown_type.
 	TypeUnknown = "context-meter"
@@ -83,6 +87,8 @@ type rec struct {
 	user                  userKind
 	results               []string // the tool_use ids its tool_result blocks answer
 	a                     *asst
+	ev                    *streamUsage // a stream_event stating a response's usage
+	res                   *runReport   // a result line
 
 	invalid bool // breaks the record schema (schema_invalid)
 	unknown bool // a type the format does not know

@@ -42,6 +42,9 @@ func render(s *session, t *transcript, main *mainFacts) (sample.File, *mainFacts
 			f.Lines = append(f.Lines, ft.corrupt(off, lineText(line)))
 		default:
 			f.Lines = append(f.Lines, ft.line(off, lineText(line), r))
+			if r.res != nil {
+				f.EndReason = r.res.subtype // the capture's run ended
+			}
 		}
 		data.Write(line)
 	}

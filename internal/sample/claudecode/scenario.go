@@ -86,7 +86,7 @@ func (s *session) resume(upgrade bool) {
 	}
 }
 
-// The fault sessions (with Faults, sessions 0 to 4; see the package
+// The fault sessions (with Faults, sessions 0 to 6; see the package
 // documentation).
 
 // legacy (session 0): a CLI of the 2.0 line. Two summary lines open the

@@ -57,6 +57,13 @@ type fileTruth struct {
 	ledger map[string]*entry
 	state  string
 	facts  mainFacts // what the file holds, for its subagents
+
+	// open is, per stream of a capture (parent_tool_use_id, "" for the
+	// main agent), the response its last message_start opened.
+	open map[string]*streamUsage
+	// run is what the run's lines shipped so far, by model: whole
+	// prompt, output, cache read, cache write, one-hour cache write.
+	run map[string][5]int64
 }
 
 // entry is one response's counted usage in the file.
@@ -68,6 +75,7 @@ type entry struct {
 func newFileTruth(kind fileKind, session, agent string, main *mainFacts) *fileTruth {
 	return &fileTruth{kind: kind, session: session, agent: agent, main: main,
 		seen: map[string]bool{}, issued: map[string]bool{}, ledger: map[string]*entry{}, state: StateIdle,
+		open: map[string]*streamUsage{}, run: map[string][5]int64{},
 		facts: mainFacts{uuids: map[string]bool{}, tools: map[string]bool{}, msgIDs: map[string]bool{}}}
 }
 
@@ -89,6 +97,12 @@ func (t *fileTruth) line(off int64, text string, r *rec) sample.Line {
 		l.Expect = append(l.Expect, AnnUnknownType)
 	}
 	l.Expect = append(l.Expect, t.continuity(r)...)
+	switch {
+	case r.ev != nil:
+		l.Expect = append(l.Expect, t.streamTokens(r, &l)...)
+	case r.res != nil:
+		t.topUp(r.res, &l)
+	}
 	if r.a != nil {
 		if !r.a.synthetic {
 			l.Model = r.a.model
@@ -146,12 +160,10 @@ func (t *fileTruth) known(uuid string) bool {
 	return t.seen[uuid] || t.main != nil && t.main.uuids[uuid]
 }
 
-// tokens applies the token rule to an assistant line: the first valid
-// line of a response (by message.id, per file) ships its whole usage,
-// later ones the growth of each counter; never a synthetic line, a
-// schema-invalid one (which does not advance the counted usage), a
-// fork's copy, a subagent's replay of a main-transcript response, or the
-// response written again under another requestId.
+// tokens applies the token rule to an assistant line: never a
+// synthetic line, a schema-invalid one (which does not advance the
+// counted usage), a fork's copy, or a subagent's replay of a
+// main-transcript response; else count.
 func (t *fileTruth) tokens(r *rec, l *sample.Line) []string {
 	a := r.a
 	switch {
@@ -162,29 +174,105 @@ func (t *fileTruth) tokens(r *rec, l *sample.Line) []string {
 	case t.kind != kindMain && t.main != nil && t.main.msgIDs[a.msgID]:
 		return []string{AnnResponseReplayed}
 	}
-	e := t.ledger[a.msgID]
-	if e == nil {
-		t.ledger[a.msgID] = &entry{reqID: a.reqID, u: a.u}
-		ship(l, a.u)
+	return t.count(a.msgID, a.reqID, a.u, false, l)
+}
+
+// streamTokens applies the token rule to a capture's message_start
+// (which opens its response in its stream) and message_delta (which
+// counts under its stream's open response, nothing without one): both
+// are the response's lines, of its model.
+func (t *fileTruth) streamTokens(r *rec, l *sample.Line) []string {
+	e := r.ev
+	if e.start {
+		t.open[e.stream] = e
+	}
+	open := t.open[e.stream]
+	if open == nil {
 		return nil
 	}
-	if e.reqID != a.reqID {
+	l.Model = open.model
+	return t.count(open.msgID, "", e.u, e.no1h, l)
+}
+
+// count counts usage u of response msgID (requested under reqID) on the
+// line l: the response's first line ships its whole usage, later ones
+// the growth of each counter; a counter below the counted one ships 0
+// and expects usage_regression, unless the line does not state it
+// (no1h: the one-hour part); the response under another requestId is a
+// replay and ships nothing.
+func (t *fileTruth) count(msgID, reqID string, u usage, no1h bool, l *sample.Line) []string {
+	e := t.ledger[msgID]
+	if e == nil {
+		t.ledger[msgID] = &entry{reqID: reqID, u: u}
+		t.ship(l, u)
+		return nil
+	}
+	if e.reqID != reqID {
 		return []string{AnnResponseReplayed}
 	}
 	var notes []string
-	grow := func(now int64, counted *int64) int64 {
+	grow := func(now int64, counted *int64, stated bool) int64 {
 		d := now - *counted
 		if d < 0 {
-			notes = []string{AnnUsageRegression}
+			if stated {
+				notes = []string{AnnUsageRegression}
+			}
 			return 0
 		}
 		*counted = now
 		return d
 	}
-	d := usage{in: grow(a.u.in, &e.u.in), out: grow(a.u.out, &e.u.out), cw: grow(a.u.cw, &e.u.cw),
-		cr: grow(a.u.cr, &e.u.cr), cw1h: grow(a.u.cw1h, &e.u.cw1h)}
-	ship(l, d)
+	d := usage{in: grow(u.in, &e.u.in, true), out: grow(u.out, &e.u.out, true), cw: grow(u.cw, &e.u.cw, true),
+		cr: grow(u.cr, &e.u.cr, true), cw1h: grow(u.cw1h, &e.u.cw1h, !no1h)}
+	t.ship(l, d)
 	return notes
+}
+
+// ship sets the tokens line l ships and adds them to the run's usage
+// of its model.
+func (t *fileTruth) ship(l *sample.Line, d usage) {
+	ship(l, d)
+	if !l.Counted {
+		return
+	}
+	m := t.run[l.Model]
+	for i, n := range [5]int64{l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens, l.CacheWrite1hTokens} {
+		m[i] += n
+	}
+	t.run[l.Model] = m
+}
+
+// topUp is a result line's usage: the first model of its modelUsage
+// (in the line's order) that reports more than the run's lines shipped
+// under it, in any counter, ships the difference of each counter that
+// falls short, under that model; its one-hour cache writes are those the
+// result's usage states beyond what the run's lines shipped, at most its
+// cache writes. The run then starts over.
+func (t *fileTruth) topUp(rep *runReport, l *sample.Line) {
+	defer func() { t.run = map[string][5]int64{} }()
+	var shipped1h int64
+	for _, m := range t.run {
+		shipped1h += m[4]
+	}
+	for _, m := range rep.models {
+		want := [4]int64{m.u.in + m.u.cr + m.u.cw, m.u.out, m.u.cr, m.u.cw}
+		have := t.run[m.model]
+		var short [4]int64
+		var any bool
+		for i := range want {
+			if want[i] > have[i] {
+				short[i], any = want[i]-have[i], true
+			}
+		}
+		if !any {
+			continue
+		}
+		l.Model = m.model
+		l.Counted = true
+		l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens = short[0], short[1], short[2], short[3]
+		l.CacheWrite1hTokens = min(short[3], max(0, rep.cw1h-shipped1h))
+		return
+	}
 }
 
 // ship sets the tokens a line ships: tokens_in is the whole prompt.
@@ -205,6 +293,8 @@ func (t *fileTruth) derive(r *rec) {
 		return
 	}
 	switch {
+	case r.typ == TypeResult:
+		t.state = StateIdle
 	case r.typ == TypeUser:
 		switch r.user {
 		case userToolResult:
