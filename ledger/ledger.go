@@ -40,6 +40,8 @@ type core struct {
 	wsem  chan struct{}     // the write slot: one write transaction at a time in this process
 	refs  int               // open handles, guarded by registry.mu
 
+	billsPruned atomic.Int64 // when this process last forgot old claims (unix ns)
+
 	qmu     sync.Mutex  // guards pending
 	pending []*writeReq // write calls waiting for a transaction, see batch.go
 }

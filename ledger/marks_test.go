@@ -59,8 +59,8 @@ func TestMarksSurviveReopen(t *testing.T) {
 	assert.Equal(t, map[string]string{"cost": "1.25"}, m)
 }
 
-// TestMigratesToMarks: a version 1 or 2 ledger opens as version 3, its
-// files kept, with an empty marks table.
+// TestMigratesToMarks: a version 1, 2 or 3 ledger opens as the current
+// version, its files kept, with empty marks and bills tables.
 func TestMigratesToMarks(t *testing.T) {
 	ctx := context.Background()
 	v1 := []string{
@@ -75,6 +75,7 @@ func TestMigratesToMarks(t *testing.T) {
 	for version, stmts := range map[int][]string{
 		1: append(v1, "PRAGMA user_version = 1"),
 		2: append(v1, `ALTER TABLE files ADD COLUMN identity TEXT NOT NULL DEFAULT ''`, "PRAGMA user_version = 2"),
+		3: append(v1, `ALTER TABLE files ADD COLUMN identity TEXT NOT NULL DEFAULT ''`, marksSQL, "PRAGMA user_version = 3"),
 	} {
 		t.Run(fmt.Sprint("version ", version), func(t *testing.T) {
 			l, err := Open(Config{Path: rawDB(t, stmts...), BusyTimeout: time.Second})
@@ -88,6 +89,9 @@ func TestMigratesToMarks(t *testing.T) {
 			m, err := l.Marks(ctx, "k")
 			require.NoError(t, err)
 			assert.Equal(t, map[string]string{"n": "v"}, m)
+			taken, err := l.ClaimBills(ctx, []Bill{{Key: 1, Owner: "/j/a.jsonl"}})
+			require.NoError(t, err)
+			assert.Empty(t, taken)
 			var uv int
 			require.NoError(t, l.c.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&uv))
 			assert.Equal(t, schemaVersion, uv)

@@ -14,7 +14,8 @@ const applicationID = 0x4a534c47
 // Version 2 adds files.identity; a version 1 ledger is migrated in place
 // (its rows keep an unknown identity, matching any file, as before).
 // Version 3 adds the marks table; older ledgers get it, empty.
-const schemaVersion = 3
+// Version 4 adds the bills table; older ledgers get it, empty.
+const schemaVersion = 4
 
 // schemaSQL creates version 1.
 //
@@ -43,6 +44,7 @@ var schemaSQL = []string{
 	) WITHOUT ROWID`,
 	`CREATE UNIQUE INDEX IF NOT EXISTS ranges_by_end ON ranges(file_id, end_off)`,
 	marksSQL,
+	billsSQL,
 	fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
@@ -57,6 +59,14 @@ const marksSQL = `CREATE TABLE IF NOT EXISTS marks (
 		updated_at INTEGER NOT NULL,
 		PRIMARY KEY (session, name)
 	) WITHOUT ROWID`
+
+// billsSQL creates the bills table: which journal counts each billed
+// unit of the node (a Claude Code response), by the unit's key (Bill).
+const billsSQL = `CREATE TABLE IF NOT EXISTS bills (
+		key        INTEGER PRIMARY KEY,
+		owner      TEXT    NOT NULL,
+		claimed_at INTEGER NOT NULL
+	)`
 
 // checkWAL fails unless the connection is in WAL mode (some file systems
 // cannot provide the shared memory WAL needs).
@@ -111,9 +121,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	case version == schemaVersion && appID == applicationID:
 		return nil
 	case version == 1 && appID == applicationID:
-		return migrateFrom(ctx, tx, `ALTER TABLE files ADD COLUMN identity TEXT NOT NULL DEFAULT ''`, marksSQL)
+		return migrateFrom(ctx, tx, `ALTER TABLE files ADD COLUMN identity TEXT NOT NULL DEFAULT ''`, marksSQL, billsSQL)
 	case version == 2 && appID == applicationID:
-		return migrateFrom(ctx, tx, marksSQL)
+		return migrateFrom(ctx, tx, marksSQL, billsSQL)
+	case version == 3 && appID == applicationID:
+		return migrateFrom(ctx, tx, billsSQL)
 	}
 	for _, stmt := range schemaSQL {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -124,7 +136,8 @@ func migrate(ctx context.Context, db *sql.DB) error {
 }
 
 // migrateFrom brings an older ledger to this version with stmts (version
-// 1: the identity column and the marks table; version 2: the marks table).
+// 1: the identity column, the marks and bills tables; version 2: the
+// marks and bills tables; version 3: the bills table).
 func migrateFrom(ctx context.Context, tx *sql.Tx, stmts ...string) error {
 	for _, stmt := range append(stmts, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {

@@ -28,6 +28,9 @@ const (
 	sMarks
 	sSetMark
 	sRaiseMark
+	sBillOwner
+	sClaimBill
+	sForgetBills
 	sForgetMarks
 	sSavepoint
 	sRelease
@@ -74,6 +77,10 @@ var stmtSQL = [nStmts]string{
 		ON CONFLICT (session, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
 		WHERE CAST(excluded.value AS INTEGER) > CAST(value AS INTEGER)`,
 	sForgetMarks: `DELETE FROM marks WHERE session = ?1`,
+	sBillOwner:   `SELECT owner FROM bills WHERE key = ?1`,
+	// sClaimBill claims an unclaimed bill; a claimed one keeps its owner.
+	sClaimBill:   `INSERT INTO bills (key, owner, claimed_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO NOTHING`,
+	sForgetBills: `DELETE FROM bills WHERE claimed_at < ?1`,
 	sSavepoint:   `SAVEPOINT call`,
 	sRelease:     `RELEASE call`,
 	sRollbackTo:  `ROLLBACK TO call`,

@@ -1,0 +1,100 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sort"
+	"time"
+)
+
+// BillsKept is how long a claim is kept: a copy of a unit shipped later
+// counts again. It outlasts what runtimes keep the journals they copy
+// from (Claude Code deletes transcripts after 30 days by default), and
+// claims older than it are forgotten, at most hourly, as new ones are
+// made.
+const BillsKept = 90 * 24 * time.Hour
+
+// Bill claims a billed unit for one journal: Key names the unit on the
+// node (a format's format.Event.Bill, a Claude Code response), Owner is
+// the path of the journal whose lines count its usage. A unit copied
+// into other journals (resumed, forked, continued sessions) is counted
+// by its owner's lines only.
+type Bill struct {
+	Key   uint64
+	Owner string
+}
+
+// BillOwner returns the journal that claimed the unit key, ok false when
+// none has.
+func (l *Ledger) BillOwner(ctx context.Context, key uint64) (owner string, ok bool, err error) {
+	if err := l.check("bill owner", ""); err != nil {
+		return "", false, err
+	}
+	err = l.c.stmts[sBillOwner].QueryRowContext(ctx, int64(key)).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, l.fail("bill owner", "", err)
+	}
+	return owner, true, nil
+}
+
+// ClaimBills claims, in one transaction, every unit of bills no journal
+// has claimed yet for its Owner, and returns the bills whose unit another
+// journal had claimed already, each with that journal as Owner. Claims
+// are never moved: concurrent claimers (workers, processes) agree on the
+// first.
+func (l *Ledger) ClaimBills(ctx context.Context, bills []Bill) (taken []Bill, err error) {
+	for _, b := range bills {
+		if b.Owner == "" {
+			return nil, invalid("claim bills", "", errors.New("a bill without an owner"))
+		}
+	}
+	sorted := append([]Bill(nil), bills...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
+	now := time.Now().UnixNano()
+	prune := now-l.c.billsPruned.Load() > int64(time.Hour)
+	err = l.write(ctx, "claim bills", "", func(w *wtx) error {
+		taken = taken[:0]
+		if prune {
+			if err := w.exec(sForgetBills, now-int64(BillsKept)); err != nil {
+				return err
+			}
+		}
+		for _, b := range sorted {
+			if err := w.exec(sClaimBill, int64(b.Key), b.Owner, now); err != nil {
+				return err
+			}
+			var owner string
+			if err := w.stmt(sBillOwner).QueryRowContext(w.ctx, int64(b.Key)).Scan(&owner); err != nil {
+				return err
+			}
+			if owner != b.Owner {
+				taken = append(taken, Bill{Key: b.Key, Owner: owner})
+			}
+		}
+		return nil
+	})
+	if err == nil && prune {
+		l.c.billsPruned.Store(now)
+	}
+	return taken, err
+}
+
+// ForgetBills removes the claims made before t, and returns how many. A
+// copy of a unit shipped after its claim is forgotten counts again: keep
+// claims longer than a runtime keeps the journals it copies from.
+func (l *Ledger) ForgetBills(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := l.write(ctx, "forget bills", "", func(w *wtx) error {
+		res, err := w.stmt(sForgetBills).ExecContext(w.ctx, before.UnixNano())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
