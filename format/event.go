@@ -131,6 +131,12 @@ type Event struct {
 	// them).
 	ToolName, ToolCallID []byte
 	Usage                Usage
+	// Bill names, on the whole node, the billed unit Usage belongs to (0:
+	// none): a unit copied into other journals counts once, under the
+	// first journal to ship it (the pipeline keeps the claims in the
+	// ledger). A format that sets it must give a copy of the unit the
+	// same Bill wherever it is written.
+	Bill uint64
 	// CheckpointID names the checkpoint a SavesCheckpoint line saves.
 	CheckpointID []byte
 	// EndReason is how a line that Ends says the session or run ended

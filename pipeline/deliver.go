@@ -23,6 +23,9 @@ func (p *Pipeline) deliver(ctx context.Context, w *work) error {
 	if err := p.publishRestamps(ctx, w); err != nil {
 		return &RetryError{Cause: "ledger", Err: err}
 	}
+	if err := p.bills.claim(ctx, w.claims); err != nil {
+		return err
+	}
 	if err := p.push(ctx, w, &w.batch); err != nil {
 		return p.settle(ctx, w, err)
 	}

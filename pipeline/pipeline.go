@@ -99,6 +99,7 @@ type Pipeline struct {
 	labelSet *labelSets
 	formats  *registry.Registry
 	behind   *behind
+	bills    *bills
 	counted  *recent.Counts // synthetic entries whose cost was counted
 	// modelLabel bounds the model label values of the token and cost
 	// series (journal content).
@@ -129,6 +130,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg}
 	p.labelSet = newLabelSets(cfg)
 	p.behind = newBehind(cfg.MaxBehind, deps.Ledger)
+	p.bills = newBills(deps.Ledger)
 	p.counted = recent.NewCounts(countedMemory)
 	p.modelLabel = deps.Metrics.Models(knownModels(deps.Prices, cfg.Tenant), deps.Logger.Warnf)
 	p.presetMetrics()

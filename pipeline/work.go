@@ -33,13 +33,14 @@ const (
 	aModelUnknown
 	aPriceUnknown
 	aCostDisagrees
+	aCountedElsewhere
 	annotCount = iota
 )
 
 var annotNames = [annotCount]string{"corrupt", "schema_invalid", "unknown_type", "best_effort",
 	"duplicate_key", "seq_gap", "seq_repeat", "seq_regression", "path_mismatch",
 	"timestamp_fallback", "timestamp_rewritten", "job_id_mismatch", "model_unknown", "price_unknown",
-	"cost_disagrees"}
+	"cost_disagrees", "counted_elsewhere"}
 
 // item is the pipeline's verdict on one record.
 type item struct {
@@ -102,6 +103,9 @@ type work struct {
 	// restamps are the re-stamp bases decided in this flush, written to
 	// the ledger before the push.
 	restamps []restampDecision
+	// claims are the billed units this flush counts first on the node,
+	// claimed in the ledger before the push.
+	claims []ledger.Bill
 }
 
 // judge returns this work's judge for f, made on first use.
@@ -130,6 +134,7 @@ func (w *work) reset(recs []chunk.Record, tag string) {
 	w.meta = slices.Grow(w.meta[:0], len(recs)*maxMeta)
 	w.batch.Reset()
 	w.restamps = w.restamps[:0]
+	w.claims = w.claims[:0]
 	w.retry.Reset()
 	w.dl, w.segs, w.last = w.dl[:0], w.segs[:0], w.last[:0]
 	w.result, w.unver = Result{Lines: len(recs)}, 0

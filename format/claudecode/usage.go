@@ -109,7 +109,8 @@ func (j *judge) assistantUsage(s *State, f *facts, a *integrity.Arena, ev *forma
 // countResponse counts usage u of response h (requested under req, 0:
 // unknown) on the line being judged, whose model is ev.Model: the line
 // ships how far each counter grew past what the response counted so far
-// (docs/formats/claude-code.md, Tokens and cost). unstated has bit i set
+// (docs/formats/claude-code.md, Tokens and cost), billed to h (the hash
+// of message.id, which a copy of the response in another session keeps). unstated has bit i set
 // for a counter the line's usage does not state: lower there is no
 // regression.
 func (j *judge) countResponse(s *State, h, req uint64, u format.Usage, unstated uint8, a *integrity.Arena, ev *format.Event) {
@@ -126,7 +127,7 @@ func (j *judge) countResponse(s *State, h, req uint64, u format.Usage, unstated 
 			}
 			s.responses[h] = counted{c: countersOf(&u), req: req}
 		}
-		ev.Usage = u // untracked past the bound: the whole usage
+		ev.Usage, ev.Bill = u, h // untracked past the bound: the whole usage
 		s.counted(ev)
 		return
 	}
@@ -162,7 +163,7 @@ func (j *judge) countResponse(s *State, h, req uint64, u format.Usage, unstated 
 		ev.Note(NoteUsageRegression, a.Copy(j.num))
 	}
 	if any {
-		ev.Usage = grown.usage()
+		ev.Usage, ev.Bill = grown.usage(), h
 		s.counted(ev)
 	}
 }

@@ -1,0 +1,126 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/ledger"
+)
+
+// Billed units counted once per node (format.Event.Bill). A runtime that
+// copies earlier responses into another session's journal (Claude Code's
+// resumed, forked and continued sessions) writes one bill in several
+// files. The first journal to ship a unit claims it in the ledger before
+// its push; the unit's lines in any other journal ship no usage and are
+// annotated counted_elsewhere. A claim is per journal path, so a retry of
+// the owner's lines counts them again as the first time, and claims
+// survive the owner's deletion (a copy shipped a week later is still a
+// copy).
+
+// billMemory bounds the claims a process remembers; past it they are read
+// from the ledger again.
+const billMemory = 1 << 17
+
+// biller is a ledger that keeps the node's claims (*ledger.Ledger).
+type biller interface {
+	BillOwner(ctx context.Context, key uint64) (string, bool, error)
+	ClaimBills(ctx context.Context, bills []ledger.Bill) ([]ledger.Bill, error)
+}
+
+// bills remembers the owners of the units this process saw claimed.
+type bills struct {
+	store  biller // nil: the process's memory is the only claim
+	mu     sync.Mutex
+	owners map[uint64]string
+}
+
+func newBills(l Ledger) *bills {
+	b := &bills{owners: map[uint64]string{}}
+	b.store, _ = l.(biller)
+	return b
+}
+
+// owner returns the journal a unit is counted under, claiming it for path
+// when nobody has and no ledger keeps claims; ok is false when the
+// ledger knows no owner (the flush claims it before its push).
+func (b *bills) owner(ctx context.Context, key uint64, path []byte) (owner string, ok bool) {
+	b.mu.Lock()
+	owner, ok = b.owners[key]
+	if !ok && b.store == nil {
+		owner, ok = string(path), true
+		b.remember(key, owner)
+	}
+	b.mu.Unlock()
+	if ok || b.store == nil {
+		return owner, ok
+	}
+	owner, ok, err := b.store.BillOwner(ctx, key)
+	if err != nil || !ok {
+		return "", false // claimed before the push, which fails over a ledger error
+	}
+	b.mu.Lock()
+	b.remember(key, owner)
+	b.mu.Unlock()
+	return owner, true
+}
+
+// remember keeps key's owner; b.mu is held.
+func (b *bills) remember(key uint64, owner string) {
+	if len(b.owners) >= billMemory {
+		clear(b.owners) // read again from the ledger when needed
+	}
+	b.owners[key] = owner
+}
+
+// claim writes the flush's claims before its push. When another journal
+// claimed one of them first (another worker or process shipping a copy at
+// the same time), the flush must be judged again: its owner is
+// remembered and the error asks for a retry.
+func (b *bills) claim(ctx context.Context, claims []ledger.Bill) error {
+	if len(claims) == 0 || b.store == nil {
+		return nil
+	}
+	taken, err := b.store.ClaimBills(ctx, claims)
+	if err != nil {
+		return &RetryError{Cause: "ledger", Err: err}
+	}
+	b.mu.Lock()
+	for _, c := range claims {
+		b.remember(c.Key, c.Owner)
+	}
+	for _, t := range taken {
+		b.remember(t.Key, t.Owner)
+	}
+	b.mu.Unlock()
+	if len(taken) > 0 {
+		return &RetryError{Cause: "ledger", Err: errClaimedElsewhere{path: claims[0].Owner, owner: taken[0].Owner}}
+	}
+	return nil
+}
+
+// errClaimedElsewhere: a unit the flush counted was claimed meanwhile by
+// another journal.
+type errClaimedElsewhere struct{ path, owner string }
+
+func (e errClaimedElsewhere) Error() string {
+	return "a response " + e.path + " counted was claimed meanwhile by " + e.owner + "; judged again"
+}
+
+// bill decides whether the line of record r counts its unit key: not
+// when another journal owns it (its usage and cost are dropped and it is
+// annotated counted_elsewhere).
+func (p *Pipeline) bill(w *work, r *chunk.Record, it *item, key uint64) {
+	if len(r.Path) == 0 {
+		return // no journal to claim it for
+	}
+	owner, ok := p.bills.owner(w.ctx, key, r.Path)
+	switch {
+	case !ok:
+		w.claims = append(w.claims, ledger.Bill{Key: key, Owner: string(r.Path)})
+	case owner != string(r.Path):
+		it.usage, it.cost, it.costModel = format.Usage{}, 0, ""
+		it.annots |= aCountedElsewhere
+	}
+}

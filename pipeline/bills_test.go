@@ -1,0 +1,184 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/journalship/journalship/deadletter"
+	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/loki"
+	"github.com/journalship/journalship/metrics"
+	"github.com/journalship/journalship/pricing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// billLine is a Claude Code assistant line of session sid answering with
+// response msg (request req) and out output tokens.
+func billLine(sid, msg, req string, n, out int) string {
+	return fmt.Sprintf(`{"parentUuid":null,"isSidechain":false,"sessionId":"%s","type":"assistant","message":{"id":"%s","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":%d}},"uuid":"%s-0000-4000-8000-%012d","timestamp":"2026-11-21T11:5%d:00.000Z","requestId":"%s"}`,
+		sid, msg, out, sid[:8], n, n, req)
+}
+
+// billSession writes session sid's transcript under root with lines.
+func billSession(t *testing.T, root, sid string, lines ...string) (string, []byte) {
+	t.Helper()
+	path := filepath.Join(root, "projects", "-home-dev-app", sid+".jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	data := []byte(strings.Join(lines, "\n") + "\n")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	return path, data
+}
+
+const (
+	billA = "aaaaaaaa-1b3e-4d5a-8c6f-2e1d0c9b8a70"
+	billB = "bbbbbbbb-1b3e-4d5a-8c6f-2e1d0c9b8a70"
+	billC = "cccccccc-1b3e-4d5a-8c6f-2e1d0c9b8a70"
+)
+
+// outByFile sums the shipped output tokens by file, and lists the lines
+// annotated counted_elsewhere.
+func outByFile(t *testing.T, es []capturedEntry) (map[string]int, []string) {
+	t.Helper()
+	out := map[string]int{}
+	var elsewhere []string
+	for _, en := range es {
+		if v := en.md["tokens_out"]; v != "" {
+			n, err := strconv.Atoi(v)
+			require.NoError(t, err)
+			out[filepath.Base(en.md["file"])] += n
+		}
+		if strings.Contains(en.md["annotations"], "counted_elsewhere") {
+			assert.Empty(t, en.md["tokens_out"], "a line counted elsewhere ships no tokens")
+			assert.Empty(t, en.md["cost_usd"], "nor a cost")
+			elsewhere = append(elsewhere, filepath.Base(en.md["file"])+"@"+en.md["byte_offset"])
+		}
+	}
+	return out, elsewhere
+}
+
+// TestResponseCountedOncePerNode: a resumed session's journal repeats an
+// earlier session's response (same message.id and requestId) under its own
+// sessionId. Shipped after the original, by the same process, after a
+// restart, or by another process on the same ledger, the copy counts
+// nothing; the journal's own responses count.
+func TestResponseCountedOncePerNode(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	pathA, dataA := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 40))
+	pathB, dataB := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40), billLine(billB, "msg_02", "req_02", 2, 7))
+	pathC, dataC := billSession(t, root, billC, billLine(billC, "msg_01", "req_01", 1, 40), billLine(billC, "msg_02", "req_02", 2, 7))
+
+	e := newEnvPriced(t, nil, pricing.Default())
+	_, err := e.pipe.Ship(ctx, tailRecords(pathA, dataA, testNow), "t")
+	require.NoError(t, err)
+	_, err = e.pipe.Ship(ctx, tailRecords(pathB, dataB, testNow), "t")
+	require.NoError(t, err)
+
+	// A restart: a new process on the same ledger ships a third copy.
+	restarted := e.twin(t)
+	_, err = restarted.Ship(ctx, tailRecords(pathC, dataC, testNow), "t")
+	require.NoError(t, err)
+
+	out, elsewhere := outByFile(t, e.cap.entries())
+	assert.Equal(t, map[string]int{billA + ".jsonl": 40, billB + ".jsonl": 7}, out, "each response once, under the first journal that shipped it")
+	assert.ElementsMatch(t, []string{billB + ".jsonl@0", billC + ".jsonl@0", billC + ".jsonl@" + strconv.Itoa(len(billLine(billB, "msg_01", "req_01", 1, 40))+1)}, elsewhere)
+}
+
+// TestOwnerRetryCountsAgain: the owner's push fails after its claim; the
+// retry of the same lines counts them (the claim is the journal's, not
+// the flush's), once.
+func TestOwnerRetryCountsAgain(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	pathA, dataA := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 40))
+	e := newEnv(t, nil)
+	e.cap.setStatus(http.StatusServiceUnavailable)
+	_, err := e.pipe.Ship(ctx, tailRecords(pathA, dataA, testNow), "t")
+	var re *RetryError
+	require.ErrorAs(t, err, &re)
+	e.cap.setStatus(http.StatusNoContent)
+	_, err = e.twin(t).Ship(ctx, tailRecords(pathA, dataA, testNow), "t")
+	require.NoError(t, err)
+	out, elsewhere := outByFile(t, e.cap.entries())
+	assert.Equal(t, map[string]int{billA + ".jsonl": 40}, out)
+	assert.Empty(t, elsewhere)
+}
+
+// TestConcurrentCopiesCountOnce: two processes on one ledger ship two
+// copies of the same responses at the same time, each retrying as Fluent
+// Bit would until it succeeds: every response counts once in all.
+func TestConcurrentCopiesCountOnce(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	lines := func(sid string) string {
+		var out []string
+		for i := range 8 {
+			out = append(out, billLine(sid, fmt.Sprintf("msg_%02d", i), fmt.Sprintf("req_%02d", i), i, 10+i))
+		}
+		return strings.Join(out, "\n")
+	}
+	want := 0
+	for i := range 8 {
+		want += 10 + i
+	}
+	for round := range 5 {
+		e := newEnv(t, nil)
+		twin := e.twin(t)
+		var wg sync.WaitGroup
+		for k, p := range []*Pipeline{e.pipe, twin} {
+			sid := []string{billA, billB}[k]
+			path, data := billSession(t, filepath.Join(root, strconv.Itoa(round)), sid, lines(sid))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 10 {
+					_, err := p.Ship(ctx, tailRecords(path, data, testNow), "t")
+					var re *RetryError
+					if !errors.As(err, &re) {
+						assert.NoError(t, err)
+						return
+					}
+				}
+				t.Errorf("%s: still retrying", path)
+			}()
+		}
+		wg.Wait()
+		out, elsewhere := outByFile(t, e.cap.entries())
+		assert.Equal(t, want, out[billA+".jsonl"]+out[billB+".jsonl"], "round %d: %v", round, out)
+		assert.Len(t, elsewhere, 8, "round %d: each response's other copy", round)
+	}
+}
+
+// twin is another pipeline (another process) on e's ledger, shipping to
+// the same Loki.
+func (e *env) twin(t *testing.T) *Pipeline {
+	t.Helper()
+	lc := loki.DefaultConfig()
+	lc.URL = e.cap.srv.URL
+	lc.Timeout = 2 * time.Second
+	client, err := loki.New(lc, nil)
+	require.NoError(t, err)
+	dl, err := deadletter.Open(deadletter.Config{Path: filepath.Join(t.TempDir(), "dl.jsonl"), Sync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { dl.Close() })
+	l, err := ledger.Open(ledger.Config{Path: e.ledger.Path()})
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	cfg := DefaultConfig()
+	cfg.Enrich.Node = "node-a"
+	cfg.Enrich.Static = map[string]string{"service_name": "agent-sessions"}
+	cfg.Now = func() time.Time { return testNow }
+	p, err := New(cfg, Deps{Pusher: client, Ledger: l, DeadLetters: dl, Metrics: metrics.New()})
+	require.NoError(t, err)
+	return p
+}
