@@ -11,7 +11,9 @@ import (
 	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
+	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/gosession"
+	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pricing"
@@ -73,6 +75,39 @@ func BenchmarkFlushGoSession(b *testing.B) {
 	cfg := gosession.DefaultConfig()
 	cfg.Sessions = 40
 	c, err := gosession.Generate(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	if err := c.WriteTo(root); err != nil {
+		b.Fatal(err)
+	}
+	data, bytes, n := corpusChunk(c.Files, root, 1000)
+	benchFlush(b, data, bytes, n)
+}
+
+// BenchmarkFlushCodelia is BenchmarkFlush for Codelia run journals: the
+// generator's runs, each file from its start, in one chunk of about 1000
+// lines.
+func BenchmarkFlushCodelia(b *testing.B) {
+	cfg := codelia.DefaultConfig()
+	cfg.Runs = 40
+	c, err := codelia.Generate(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, bytes, n := corpusChunk(c.Files, "/data/codelia", 1000)
+	benchFlush(b, data, bytes, n)
+}
+
+// BenchmarkFlushOrbitMesh is BenchmarkFlush for OrbitMesh message logs
+// (both shapes, the runtime's with its session documents and attempts
+// written to disk, read when a file's state starts), each file from its
+// start, in one chunk of about 1000 lines.
+func BenchmarkFlushOrbitMesh(b *testing.B) {
+	cfg := orbitmesh.DefaultConfig()
+	cfg.Sessions = 60
+	c, err := orbitmesh.Generate(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
