@@ -59,11 +59,7 @@ func BenchmarkFlush(b *testing.B) {
 // lines of 0.3–10 KB), each file from its start, in one chunk.
 func BenchmarkFlushClaudeCode(b *testing.B) {
 	c, err := claudecode.Generate(claudecode.DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, bytes, n := corpusChunk(c.Files, "/data/claude/projects", 1000)
-	benchFlush(b, data, bytes, n)
+	benchCorpus(b, c, err, "/data/claude/projects")
 }
 
 // BenchmarkFlushGoSession is BenchmarkFlush for Go pkg/session stores: the
@@ -75,15 +71,7 @@ func BenchmarkFlushGoSession(b *testing.B) {
 	cfg := gosession.DefaultConfig()
 	cfg.Sessions = 40
 	c, err := gosession.Generate(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	root := b.TempDir()
-	if err := c.WriteTo(root); err != nil {
-		b.Fatal(err)
-	}
-	data, bytes, n := corpusChunk(c.Files, root, 1000)
-	benchFlush(b, data, bytes, n)
+	benchCorpus(b, c, err, "")
 }
 
 // BenchmarkFlushCodelia is BenchmarkFlush for Codelia run journals: the
@@ -93,11 +81,7 @@ func BenchmarkFlushCodelia(b *testing.B) {
 	cfg := codelia.DefaultConfig()
 	cfg.Runs = 40
 	c, err := codelia.Generate(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, bytes, n := corpusChunk(c.Files, "/data/codelia", 1000)
-	benchFlush(b, data, bytes, n)
+	benchCorpus(b, c, err, "/data/codelia")
 }
 
 // BenchmarkFlushOrbitMesh is BenchmarkFlush for OrbitMesh message logs
@@ -108,12 +92,22 @@ func BenchmarkFlushOrbitMesh(b *testing.B) {
 	cfg := orbitmesh.DefaultConfig()
 	cfg.Sessions = 60
 	c, err := orbitmesh.Generate(cfg)
+	benchCorpus(b, c, err, "")
+}
+
+// benchCorpus ships the first whole files of a generated corpus (about
+// 1000 lines) per op, as if under root; root "" writes the corpus, side
+// files included, under a temporary directory first, for the formats
+// whose state reads files beside the journal.
+func benchCorpus(b *testing.B, c *sample.Corpus, err error, root string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	root := b.TempDir()
-	if err := c.WriteTo(root); err != nil {
-		b.Fatal(err)
+	if root == "" {
+		root = b.TempDir()
+		if err := c.WriteTo(root); err != nil {
+			b.Fatal(err)
+		}
 	}
 	data, bytes, n := corpusChunk(c.Files, root, 1000)
 	benchFlush(b, data, bytes, n)
