@@ -11,11 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/ledger"
-	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pricing"
 	"github.com/stretchr/testify/assert"
@@ -159,26 +156,13 @@ func TestConcurrentCopiesCountOnce(t *testing.T) {
 	}
 }
 
-// twin is another pipeline (another process) on e's ledger, shipping to
-// the same Loki.
+// twin is another pipeline (another process, with its own ledger
+// handle) on e's ledger, shipping to the same Loki.
 func (e *env) twin(t *testing.T) *Pipeline {
 	t.Helper()
-	lc := loki.DefaultConfig()
-	lc.URL = e.cap.srv.URL
-	lc.Timeout = 2 * time.Second
-	client, err := loki.New(lc, nil)
-	require.NoError(t, err)
-	dl, err := deadletter.Open(deadletter.Config{Path: filepath.Join(t.TempDir(), "dl.jsonl"), Sync: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { dl.Close() })
 	l, err := ledger.Open(ledger.Config{Path: e.ledger.Path()})
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
-	cfg := DefaultConfig()
-	cfg.Enrich.Node = "node-a"
-	cfg.Enrich.Static = map[string]string{"service_name": "agent-sessions"}
-	cfg.Now = func() time.Time { return testNow }
-	p, err := New(cfg, Deps{Pusher: client, Ledger: l, DeadLetters: dl, Metrics: metrics.New()})
-	require.NoError(t, err)
+	p, _ := pipeOn(t, e.cap, l, nil, nil, metrics.New())
 	return p
 }

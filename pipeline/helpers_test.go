@@ -173,18 +173,27 @@ func newEnv(t *testing.T, mutate func(*Config)) *env {
 func newEnvPriced(t *testing.T, mutate func(*Config), prices Pricer) *env {
 	t.Helper()
 	c := newCapture(t)
+	dir := t.TempDir()
+	l, err := ledger.Open(ledger.Config{Path: filepath.Join(dir, "ledger.db")})
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	m := metrics.New()
+	p, dlPath := pipeOn(t, c, l, mutate, prices, m)
+	return &env{pipe: p, cap: c, ledger: l, dlPath: dlPath, metrics: m}
+}
+
+// pipeOn is a test pipeline shipping to c, on ledger l, with its own
+// dead-letter file (returned).
+func pipeOn(t *testing.T, c *capture, l *ledger.Ledger, mutate func(*Config), prices Pricer, m *metrics.Set) (*Pipeline, string) {
+	t.Helper()
 	lc := loki.DefaultConfig()
 	lc.URL = c.srv.URL
 	lc.Timeout = 2 * time.Second
 	client, err := loki.New(lc, nil)
 	require.NoError(t, err)
-	dir := t.TempDir()
-	dl, err := deadletter.Open(deadletter.Config{Path: filepath.Join(dir, "dl.jsonl"), Sync: true})
+	dl, err := deadletter.Open(deadletter.Config{Path: filepath.Join(t.TempDir(), "dl.jsonl"), Sync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { dl.Close() })
-	l, err := ledger.Open(ledger.Config{Path: filepath.Join(dir, "ledger.db")})
-	require.NoError(t, err)
-	t.Cleanup(func() { l.Close() })
 	cfg := DefaultConfig()
 	cfg.Enrich.Node = "node-a"
 	cfg.Enrich.Static = map[string]string{"service_name": "agent-sessions"}
@@ -192,10 +201,9 @@ func newEnvPriced(t *testing.T, mutate func(*Config), prices Pricer) *env {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	m := metrics.New()
 	p, err := New(cfg, Deps{Pusher: client, Ledger: l, DeadLetters: dl, Metrics: m, Prices: prices})
 	require.NoError(t, err)
-	return &env{pipe: p, cap: c, ledger: l, dlPath: dl.Path(), metrics: m}
+	return p, dl.Path()
 }
 
 func (e *env) deadLetters(t *testing.T) []string {
