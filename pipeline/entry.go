@@ -139,8 +139,12 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	r, it, ev := &w.recs[i], &w.items[i], &w.ev
 	it.ts = ev.Time
 	if !ev.HasTime {
-		it.ts, it.annots = p.fallbackTime(w, f, i), it.annots|aTimestampFallback
-		w.lastTS, w.tsEnd = it.ts, endOf(r)
+		var before time.Time
+		it.ts, before = p.fallbackTime(w, f, i)
+		it.annots |= aTimestampFallback
+		// The next line finds the same time before it: a line's own, or
+		// none (zero), never a time made up for this one.
+		w.lastTS, w.tsEnd = before, endOf(r)
 	}
 	if f.path.Problem != "" {
 		it.annots |= aPathMismatch
@@ -426,42 +430,51 @@ func formatUSD(b []byte, usd float64) []byte {
 // back from the file. When none precedes it, the line takes the start the
 // file's name states to the second (Cortex Plane's session_<ts>; a date
 // alone, Codelia's, says too little), else a time kept in the ledger (see
-// restamp), first chosen as the file's modification time. A record without an offset takes the chunk's previous time,
-// else Fluent Bit's read time.
-func (p *Pipeline) fallbackTime(w *work, f *fileState, i int) time.Time {
+// restamp) plus the line's offset, the base first chosen as the file's
+// modification time: each such line has a time of its own, in file
+// order. A record without an offset takes the chunk's previous time,
+// else Fluent Bit's read time. before is the time found before the line
+// (zero when none is).
+func (p *Pipeline) fallbackTime(w *work, f *fileState, i int) (ts, before time.Time) {
 	r := &w.recs[i]
 	if !r.HasOffset || len(r.Path) == 0 {
 		if !w.lastTS.IsZero() {
-			return w.lastTS
+			return w.lastTS, w.lastTS
 		}
-		return r.Time
+		return r.Time, time.Time{}
 	}
+	known := false
 	if d := r.Offset - w.tsEnd; w.tsEnd >= 0 && d >= 0 && d <= 1 {
-		return w.lastTS
+		before, known = w.lastTS, true
+	} else {
+		before, known = f.timeBefore(r.Offset)
 	}
-	if ts, ok := f.timeBefore(r.Offset); ok {
-		return ts
-	}
-	if r.Offset > 0 {
+	if !known && r.Offset > 0 {
 		b, err := p.reader.Lookbehind(string(r.Path), r.Offset, r.Line, -1, w.judge(f.format))
 		switch {
 		case err == nil && b.HasTime:
-			return b.Time
+			before = b.Time
 		case err != nil:
 			p.deps.Logger.Debugf("file=%s offset=%d: no time before a line without one: %v", r.Path, r.Offset, err)
 		}
 	}
+	if !before.IsZero() {
+		return before, before
+	}
 	if st := f.path.Started; !st.IsZero() && !st.Equal(st.Truncate(24*time.Hour)) && st.Before(r.Time) {
-		return st
+		return st, time.Time{}
 	}
 	// A file with no time of its own (a Claude Code stream-json capture):
 	// its modification time, which places a capture shipped long after
 	// its run with its run, not at the shipping time.
+	if t, ok := p.fromBase(w, f, i); ok {
+		return t, time.Time{} // the file's base decided: no stat per line
+	}
 	need := r.Time
 	if fi, err := os.Stat(string(r.Path)); err == nil && fi.ModTime().Before(need) {
 		need = fi.ModTime()
 	}
-	return p.restamp(w, f, i, need)
+	return p.restamp(w, f, i, need), time.Time{}
 }
 
 // endOf is the offset just past record r's line, -1 without an offset.

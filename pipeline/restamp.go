@@ -36,22 +36,35 @@ type restampDecision struct {
 // base plus the line's offset when Loki accepts it, else need (the time
 // the line would be stamped with now), recording the base that gives it.
 func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Time {
-	r, it := &w.recs[i], &w.items[i]
+	r := &w.recs[i]
 	if !r.HasOffset || len(r.Path) == 0 {
 		return need
 	}
+	if t, ok := p.fromBase(w, f, i); ok {
+		return t
+	}
 	off := time.Duration(r.Offset)
+	f.restampBase = need.Add(-off)
+	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), base: f.restampBase, f: f})
+	return need
+}
+
+// fromBase returns line i's time from its file's re-stamp base when the
+// file has one and Loki accepts that time.
+func (p *Pipeline) fromBase(w *work, f *fileState, i int) (time.Time, bool) {
+	r, it := &w.recs[i], &w.items[i]
+	if !r.HasOffset || len(r.Path) == 0 {
+		return time.Time{}, false
+	}
 	if !f.restampRead {
 		f.restampBase, f.restampRead = p.readRestamp(w.ctx, string(r.Path))
 	}
 	if b := f.restampBase; !b.IsZero() {
-		if t := b.Add(off); p.stampable(w, it.labels, t) {
-			return t
+		if t := b.Add(time.Duration(r.Offset)); p.stampable(w, it.labels, t) {
+			return t, true
 		}
 	}
-	f.restampBase = need.Add(-off)
-	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), base: f.restampBase, f: f})
-	return need
+	return time.Time{}, false
 }
 
 // stampable tells whether Loki accepts an entry of stream labels at t,
