@@ -248,30 +248,23 @@ func (n *realNode) checkLanded(t *testing.T, url string) {
 			switch {
 			case slices.Contains(kinds, "timestamp_rewritten"): // its own time checked by falseAnnotation
 			case own.IsZero():
-				// FINDING (pipeline/entry.go fallbackTime, restamp.go): such
-				// a line is placed at its file's re-stamp base plus its
-				// offset, a base shared with the lines re-stamped for being
-				// too far behind; when one of those set it first (about the
-				// shipping time), the line lands there, annotated
-				// timestamp_fallback only, not at its file's modification
-				// time (seen on the Claude Code summary line, plugin path).
-				assert.True(t, nearModTime(j, e.Time), "%s: entry at %v, its file's modification time is %v", where, e.Time, j.mtime)
+				// Such a line is at its file's re-stamp base plus its
+				// offset: the base is first chosen as the file's
+				// modification time, unless lines of the file re-stamped
+				// for being too far behind chose it first (then the line
+				// keeps its place among them).
+				base, shared := restampBase(j, byPlace)
+				assert.True(t, nearModTime(j, e.Time) || shared && e.Time.Equal(base.Add(time.Duration(l.offset))),
+					"%s: entry at %v, its file's modification time is %v", where, e.Time, j.mtime)
 				timeless = append(timeless, timedLine{l.offset, e.Time})
 			default:
 				assert.True(t, own.Equal(e.Time), "%s: entry at %v, its own time is %v", where, e.Time, own)
 			}
 		}
-		// FINDING (pipeline/entry.go fallbackTime): the lines of a file
-		// with no time get, within a chunk, the time of the line before
-		// them, and a chunk's first line whose line before is not in
-		// memory (chunks out of order, a restart) the file's re-stamp
-		// base plus its own byte offset; so their times depend on how
-		// the file was cut into chunks and in which order they came
-		// (`ship`: the whole capture at one time; the plugin: a time per
-		// chunk), where the README promises "the same entry however it is
-		// shipped or retried". Either rule alone would keep that promise:
-		// every such line at one time, or each at the base plus its offset.
-		assert.True(t, oneTime(timeless) || basePlusOffset(timeless),
+		// However the file was cut into chunks and in whichever order
+		// they came, each line without a time is at one base plus its own
+		// offset: in file order, and the same entry on a re-ship.
+		assert.True(t, basePlusOffset(timeless),
 			"%s: its lines without a time are placed by how it was chunked: %s", j.rel, describeTimes(timeless))
 	}
 	// The first entry re-stamped in a stream was too far behind an entry
@@ -309,14 +302,16 @@ func nearModTime(j *realJournal, t time.Time) bool {
 	return d.Abs() <= time.Duration(j.size)
 }
 
-// oneTime tells whether the lines are all at one time.
-func oneTime(ls []timedLine) bool {
-	for _, l := range ls {
-		if !l.at.Equal(ls[0].at) {
-			return false
+// restampBase is the re-stamp base of j's lines re-stamped for their
+// time (an entry's time less its offset), ok false when none was.
+func restampBase(j *realJournal, byPlace map[string]lokiquery.Entry) (base time.Time, ok bool) {
+	for _, l := range j.lines {
+		e, found := byPlace[fmt.Sprintf("%s@%d", j.path, l.offset)]
+		if found && slices.Contains(annotations(e), "timestamp_rewritten") {
+			return e.Time.Add(-time.Duration(l.offset)), true
 		}
 	}
-	return true
+	return time.Time{}, false
 }
 
 // basePlusOffset tells whether each line is at one base time plus its
