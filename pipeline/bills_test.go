@@ -166,3 +166,28 @@ func (e *env) twin(t *testing.T) *Pipeline {
 	p, _ := pipeOn(t, e.cap, l, nil, nil, metrics.New())
 	return p
 }
+
+// TestGatewayResponsesWithoutRequestIDCountPerSession: behind an LLM
+// gateway that answers every response with one message.id and no
+// requestId, two sessions' responses are different bills: each counts
+// in its own session.
+func TestGatewayResponsesWithoutRequestIDCountPerSession(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	noReq := func(sid string, out int) string {
+		return strings.Replace(billLine(sid, "gateway", "", 1, out), `,"requestId":""`, "", 1)
+	}
+	pathA, dataA := billSession(t, root, billA, noReq(billA, 40))
+	pathB, dataB := billSession(t, root, billB, noReq(billB, 9))
+	e := newEnv(t, nil)
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{pathA, dataA}, {pathB, dataB}} {
+		_, err := e.pipe.Ship(ctx, tailRecords(f.path, f.data, testNow), "t")
+		require.NoError(t, err)
+	}
+	out, elsewhere := outByFile(t, e.cap.entries())
+	assert.Equal(t, map[string]int{billA + ".jsonl": 40, billB + ".jsonl": 9}, out)
+	assert.Empty(t, elsewhere)
+}

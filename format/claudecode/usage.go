@@ -109,8 +109,8 @@ func (j *judge) assistantUsage(s *State, f *facts, a *integrity.Arena, ev *forma
 // countResponse counts usage u of response h (requested under req, 0:
 // unknown) on the line being judged, whose model is ev.Model: the line
 // ships how far each counter grew past what the response counted so far
-// (docs/formats/claude-code.md, Tokens and cost), billed to h (the hash
-// of message.id, which a copy of the response in another session keeps). unstated has bit i set
+// (docs/formats/claude-code.md, Tokens and cost), billed to h and req
+// (see bill). unstated has bit i set
 // for a counter the line's usage does not state: lower there is no
 // regression.
 func (j *judge) countResponse(s *State, h, req uint64, u format.Usage, unstated uint8, a *integrity.Arena, ev *format.Event) {
@@ -127,7 +127,7 @@ func (j *judge) countResponse(s *State, h, req uint64, u format.Usage, unstated 
 			}
 			s.responses[h] = counted{c: countersOf(&u), req: req}
 		}
-		ev.Usage, ev.Bill = u, h // untracked past the bound: the whole usage
+		ev.Usage, ev.Bill = u, bill(h, req) // untracked past the bound: the whole usage
 		s.counted(ev)
 		return
 	}
@@ -163,7 +163,20 @@ func (j *judge) countResponse(s *State, h, req uint64, u format.Usage, unstated 
 		ev.Note(NoteUsageRegression, a.Copy(j.num))
 	}
 	if any {
-		ev.Usage, ev.Bill = grown.usage(), h
+		ev.Usage, ev.Bill = grown.usage(), bill(h, req)
 		s.counted(ev)
 	}
+}
+
+// bill is the node-wide key of response h requested under req
+// (format.Event.Bill): message.id and requestId, which a copy of the
+// response in another session keeps. Without a requestId there is none:
+// a gateway that answers every response with one message.id and no
+// requestId would otherwise fold distinct sessions' responses into one
+// (as ccusage scopes them by session, its issue #1635).
+func bill(h, req uint64) uint64 {
+	if req == 0 {
+		return 0
+	}
+	return (h ^ req*0x9e3779b97f4a7c15) | 1 // never 0
 }
