@@ -121,6 +121,6 @@ func (p *Pipeline) bill(w *work, r *chunk.Record, it *item, key uint64) {
 		w.claims = append(w.claims, ledger.Bill{Key: key, Owner: string(r.Path)})
 	case owner != string(r.Path):
 		it.usage, it.cost, it.costModel = format.Usage{}, 0, ""
-		it.annots |= aCountedElsewhere
+		it.annots = it.annots&^aPriceUnknown | aCountedElsewhere // it prices nothing
 	}
 }
