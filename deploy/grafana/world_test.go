@@ -26,7 +26,7 @@ const (
 	corpusSeed     = 7    // the Cortex Plane corpus
 	corpusJobs     = 12   // its jobs
 	runsSeed       = 5    // the Codelia, OrbitMesh and Claude Code corpora: no line of theirs over Max_Line_Bytes
-	claudeSessions = 8    // the Claude Code corpus's sessions: its seven fault sessions and a clean one
+	claudeSessions = 9    // the Claude Code corpus's sessions: its eight fault sessions and a clean one
 	maxLineBytes   = 4096 // Max_Line_Bytes: the corpus's longest results are dead-lettered
 	tenantAcme     = "acme"
 	tenantDefault  = "default" // the tenant label when Tenant_ID is empty

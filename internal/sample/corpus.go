@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -68,6 +69,14 @@ type Line struct {
 	// (a record of another run); "" means the file's.
 	RunID  string
 	Expect []string
+	// Bill names the response whose usage the line ships ("message.id:
+	// requestId") when other journals of the corpus repeat it: one journal
+	// of the node counts it, the first to ship it. The truth says the
+	// original counts (its path sorts first) and a copy expects
+	// counted_elsewhere and no tokens; Settle turns that round for the
+	// responses a copy shipped first. A copy's token fields hold what it
+	// ships when it counts.
+	Bill string
 }
 
 // Lines counts the complete lines of every file: what a shipper sends.
@@ -119,6 +128,36 @@ func (c *Corpus) CacheTokensByModel() map[string][2]int64 {
 		}
 	}
 	return out
+}
+
+// Settled returns the corpus with the truth of each billed response
+// (Line.Bill) turned to the journal that counted it: owner names, by
+// bill, the file (Rel) whose lines count it; the lines of the bill
+// elsewhere expect counted_elsewhere and no tokens. Bills owner does not
+// name keep the truth's owner. c is not modified.
+func (c *Corpus) Settled(owner map[string]string) *Corpus {
+	out := *c
+	out.Files = slices.Clone(c.Files)
+	for i := range out.Files {
+		f := &out.Files[i]
+		if !slices.ContainsFunc(f.Lines, func(l Line) bool { return l.Bill != "" }) {
+			continue
+		}
+		f.Lines = slices.Clone(f.Lines)
+		for k := range f.Lines {
+			l := &f.Lines[k]
+			rel, ok := owner[l.Bill]
+			if l.Bill == "" || !ok {
+				continue
+			}
+			l.Counted = rel == f.Rel
+			l.Expect = slices.DeleteFunc(slices.Clone(l.Expect), func(e string) bool { return e == AnnCountedElsewhere })
+			if !l.Counted {
+				l.Expect = append(l.Expect, AnnCountedElsewhere)
+			}
+		}
+	}
+	return &out
 }
 
 // LastTime returns the timestamp of the file's last complete line, or the

@@ -34,6 +34,9 @@ const (
 	AnnSchemaInvalid = "schema_invalid"
 	AnnSeqRegression = "seq_regression"
 	AnnSeqGapPrefix  = "seq_gap:"
+	// AnnCountedElsewhere: a response another journal of the node counts
+	// (see Line.Bill).
+	AnnCountedElsewhere = "counted_elsewhere"
 )
 
 // The structs below fix the JSON key order: the embedded header first, then

@@ -74,6 +74,7 @@ func landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string, r
 		byPlace[place] = e
 	}
 	require.Equal(t, want, len(byPlace), "distinct lines in Loki (%d entries with duplicates)", len(got))
+	c = c.Settled(owners(c, root, byPlace))
 	for _, f := range c.Files {
 		path := filepath.Join(root, f.Rel)
 		for _, l := range f.Lines {
@@ -93,6 +94,25 @@ func landed(t testing.TB, lokiURL string, c *sample.Corpus, root, node string, r
 		require.NotEmpty(t, one, "a LogQL filter on file and byte_offset finds the line")
 		assert.Equal(t, l.Text, one[0].Line)
 	}
+}
+
+// owners tells, for each response the corpus bills in several journals
+// (sample.Line.Bill), which journal counted it: the one whose line of it
+// Loki holds without counted_elsewhere.
+func owners(c *sample.Corpus, root string, byPlace map[string]lokiquery.Entry) map[string]string {
+	out := map[string]string{}
+	for _, f := range c.Files {
+		for _, l := range f.Lines {
+			if l.Bill == "" {
+				continue
+			}
+			e, ok := byPlace[filepath.Join(root, f.Rel)+"@"+strconv.FormatInt(l.Offset, 10)]
+			if ok && !slices.Contains(strings.Split(e.Metadata["annotations"], ","), sample.AnnCountedElsewhere) {
+				out[l.Bill] = f.Rel
+			}
+		}
+	}
+	return out
 }
 
 func line(t testing.TB, f sample.File, l sample.Line, e lokiquery.Entry, node string) {

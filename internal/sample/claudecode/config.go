@@ -10,7 +10,7 @@ import (
 const (
 	// MinFaultSessions is the fewest sessions that hold every fault
 	// scenario: sessions 0 to MinFaultSessions-1 (see the package doc).
-	MinFaultSessions = 7
+	MinFaultSessions = 8
 	// MaxSessions bounds the corpus size.
 	MaxSessions = 2000
 )
@@ -34,7 +34,7 @@ type Config struct {
 	Faults   bool      // include the fault sessions (see the package doc)
 }
 
-// DefaultConfig returns 12 sessions (the seven fault sessions and five
+// DefaultConfig returns 12 sessions (the eight fault sessions and four
 // clean ones), the default models, seed 1 and a start two hours before
 // now, truncated to the second.
 func DefaultConfig() Config {

@@ -162,6 +162,7 @@
 //   - session_id_mismatch: a main-transcript line of another session.
 //   - agent_id_mismatch: a subagent-file line naming another agent.
 //   - usage_regression, response_replayed: see Truth.
+//   - counted_elsewhere (the pipeline's, across journals): see session 7.
 //   - unknown_stop_reason: a non-null stop_reason other than end_turn,
 //     tool_use, stop_sequence, max_tokens, refusal and pause_turn.
 //
@@ -170,7 +171,7 @@
 //
 // # Scenarios
 //
-// With Faults, sessions 0 to 6 have fixed shapes (whatever the seed);
+// With Faults, sessions 0 to 7 have fixed shapes (whatever the seed);
 // every other session is clean: no annotation, every line valid.
 //
 //   - Session 0, legacy: a 2.0 CLI; two summary lines open the file; a
@@ -214,6 +215,13 @@
 //   - Session 6, cut capture: a captured headless run cut while its
 //     result line was written ([sample.File.PartialTail]): the helper's
 //     usage never ships.
+//   - Session 7, continued: session 2's conversation resumed in a new
+//     session by a CLI that writes the history again under the new
+//     session's id (message.id and requestId kept), then new turns. Each
+//     copied response is one bill on the node (sample.Line.Bill): the
+//     original, whose path sorts first, counts it; the copy's lines
+//     expect counted_elsewhere and hold the tokens they ship when their
+//     journal is shipped first (sample.Corpus.Settled).
 //
 // A corpus spans less than 100 minutes from Start, so the default start
 // (two hours ago) keeps every line in the past.

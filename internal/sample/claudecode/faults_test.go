@@ -37,6 +37,7 @@ func TestFaultScenarios(t *testing.T) {
 			checkDamaged(t, ss[4][0])
 			checkCapturedLost(t, ss[5])
 			checkCapturedCut(t, ss[6])
+			checkContinued(t, ss[2][0], ss[7][0])
 		})
 	}
 }
@@ -48,7 +49,7 @@ func TestEveryAnnotation(t *testing.T) {
 	where := map[string][]int{
 		AnnCorrupt: {4}, AnnSchemaInvalid: {4}, AnnUnknownType: {4}, AnnParentMissing: {4}, AnnUUIDRepeat: {4},
 		AnnToolResultWithoutCall: {4, 5}, AnnSessionIDMismatch: {3}, AnnAgentIDMismatch: {1}, AnnUsageRegression: {0},
-		AnnResponseReplayed: {0, 1}, AnnUnknownStopReason: {1},
+		AnnResponseReplayed: {0, 1}, AnnUnknownStopReason: {1}, sample.AnnCountedElsewhere: {7},
 	}
 	for name, c := range faultCorpora(t) {
 		seen := map[string]bool{}
@@ -174,6 +175,36 @@ func checkSubagents(t *testing.T, files []sample.File) {
 	assert.Equal(t, []string{AnnUnknownStopReason}, last.Expect)
 	assert.Equal(t, StateIdle, last.State)
 	assert.True(t, last.Valid)
+}
+
+// checkContinued: session 7 starts with session 2's conversation written
+// again under its own id; the responses copied are one bill with the
+// original's: the original counts them (its path sorts first), the
+// copies expect counted_elsewhere and hold what they would ship.
+func checkContinued(t *testing.T, orig, cont sample.File) {
+	assert.Less(t, orig.Rel, cont.Rel, "the original sorts first")
+	origBills := map[string]bool{}
+	for _, l := range orig.Lines {
+		if l.Bill != "" {
+			assert.True(t, l.Counted, "the original counts %s", l.Bill)
+			origBills[l.Bill] = true
+		}
+	}
+	require.NotEmpty(t, origBills, "the original's responses are billed")
+	copies := 0
+	for _, l := range cont.Lines {
+		assert.NotContains(t, l.Expect, AnnSessionIDMismatch, "written under its own id")
+		if l.Bill == "" {
+			continue
+		}
+		copies++
+		assert.True(t, origBills[l.Bill], "a copy of an original response")
+		assert.False(t, l.Counted)
+		assert.Equal(t, []string{sample.AnnCountedElsewhere}, l.Expect)
+		assert.Positive(t, l.PromptTokens+l.CompletionTokens, "what it ships when it counts")
+	}
+	assert.Positive(t, copies)
+	assert.Contains(t, string(cont.Data), `"sessionId":"`+cont.SessionID+`"`)
 }
 
 func checkFork(t *testing.T, orig, fork sample.File) {

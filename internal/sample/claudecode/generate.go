@@ -47,6 +47,9 @@ func Generate(cfg Config) (*sample.Corpus, error) {
 			}
 			origN, origCtx, origEnd = s.original()
 			orig = s
+			if cfg.Sessions > 7 {
+				s.billResumed(origN) // session 7 writes them again
+			}
 		case fault && i == 3:
 			s = newSession(x, i, eraNew, orig.main.model, cfg.Models, origEnd.Add(x.Secs(90, 300)))
 			s.th, s.tasks, s.main.version = orig.th, orig.tasks, orig.main.version
@@ -54,6 +57,13 @@ func Generate(cfg Config) (*sample.Corpus, error) {
 				s.id = x.UUIDv4()
 			}
 			s.fork(orig, origN, origCtx)
+		case fault && i == 7:
+			s = newSession(x, i, eraNew, orig.main.model, cfg.Models, origEnd.Add(x.Secs(400, 900)))
+			s.th, s.tasks, s.main.version = orig.th, orig.tasks, pick(x, versionsNew)
+			for s.id <= orig.id {
+				s.id = x.UUIDv4() // the original's path sorts first
+			}
+			s.continued(orig, origN, origCtx)
 		case fault && i == 4:
 			s = newSession(x, i, eraOld, model, cfg.Models, at)
 			s.damaged()

@@ -48,7 +48,7 @@ func generateTestCorpora() (map[string]*sample.Corpus, error) {
 		"clean":     testConfig(7, 8, false),
 		"clean-big": testConfig(11, 80, false),
 		"one":       testConfig(5, 1, false),
-		"one-model": {Seed: 2, Sessions: 7, Start: time.Date(2025, 12, 31, 23, 59, 59, 999_000_000, time.UTC), Models: []string{"claude-haiku-4-5-20251001"}, Faults: true},
+		"one-model": {Seed: 2, Sessions: MinFaultSessions, Start: time.Date(2025, 12, 31, 23, 59, 59, 999_000_000, time.UTC), Models: []string{"claude-haiku-4-5-20251001"}, Faults: true},
 	}
 	out := map[string]*sample.Corpus{}
 	for name, cfg := range cfgs {
@@ -312,7 +312,7 @@ func TestTruthConsistent(t *testing.T) {
 					assert.Positive(t, l.PromptTokens+l.CompletionTokens, where)
 					assert.LessOrEqual(t, l.CacheReadTokens+l.CacheWriteTokens, l.PromptTokens, where)
 					assert.LessOrEqual(t, l.CacheWrite1hTokens, l.CacheWriteTokens, where)
-				} else {
+				} else if l.Bill == "" { // a copy counted elsewhere holds what it ships when it counts
 					assert.Zero(t, l.PromptTokens+l.CompletionTokens+l.CacheReadTokens+l.CacheWriteTokens+l.CacheWrite1hTokens, "%s: tokens only where shipped", where)
 				}
 				if l.Type == TypeAssistant && !l.Corrupt {

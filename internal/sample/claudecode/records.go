@@ -70,6 +70,7 @@ type asst struct {
 	u                   usage
 	badUsage            bool // output_tokens written as a string (schema-invalid)
 	toolIDs             []string
+	billed              bool // written again into another session's journal (rec.resumed)
 }
 
 // rec is one line a transcript holds, with what the generator decided
@@ -94,9 +95,28 @@ type rec struct {
 	unknown bool // a type the format does not know
 	corrupt bool // not JSON, not an object, or no string type
 
+	// resumed: a copy of another session's line, written again under
+	// this session's id (a resumed conversation); its response is billed
+	// once on the node, with the original.
+	resumed bool
+
 	lost  bool // never reached the file
 	torn  bool // interleaved with the next line: one corrupt line holding both
 	crash bool // the process died while appending it: the file's partial tail
+}
+
+// resumedAs returns a copy of r written again under session id: the
+// same line but for its sessionId.
+func (r *rec) resumedAs(id string) *rec {
+	c := r.clone()
+	c.session, c.resumed = id, true
+	c.b = append(obj(nil), r.b...)
+	for i := range c.b {
+		if c.b[i].K == "sessionId" {
+			c.b[i].V = id
+		}
+	}
+	return c
 }
 
 // clone returns a shallow copy of r with its fates cleared (a copy

@@ -86,7 +86,7 @@ func (s *session) resume(upgrade bool) {
 	}
 }
 
-// The fault sessions (with Faults, sessions 0 to 6; see the package
+// The fault sessions (with Faults, sessions 0 to 7; see the package
 // documentation).
 
 // legacy (session 0): a CLI of the 2.0 line. Two summary lines open the
@@ -193,6 +193,36 @@ func (s *session) fork(o *session, n int, ctx tokenCtx) {
 	t.work(s.task(1), 3)
 	t.pause()
 	t.followUp(s.task(1))
+}
+
+// continued (session 7) is a conversation of o resumed in a new session
+// by a CLI that writes its history again under the new session's id: the
+// file starts with o's conversation lines up to n, each with this
+// session's id and otherwise as written (message.id and requestId kept),
+// then new turns. The copied responses are one bill with o's on the
+// node.
+func (s *session) continued(o *session, n int, ctx tokenCtx) {
+	t := s.main
+	for _, r := range o.main.recs[:n] {
+		if !r.conv {
+			continue
+		}
+		t.recs = append(t.recs, r.resumedAs(s.id))
+		t.last = r.uuid
+	}
+	t.ctx = ctx
+	t.work(s.task(1), 2)
+}
+
+// billResumed marks the responses of the main transcript's first n
+// lines as written again in another session's journal (continued),
+// before the truth of this one is made.
+func (s *session) billResumed(n int) {
+	for _, r := range s.main.recs[:n] {
+		if r.conv && r.a != nil {
+			r.a.billed = true
+		}
+	}
 }
 
 // damaged (session 4): a CLI before 2.1.97 whose file holds most faults:

@@ -174,7 +174,15 @@ func (t *fileTruth) tokens(r *rec, l *sample.Line) []string {
 	case t.kind != kindMain && t.main != nil && t.main.msgIDs[a.msgID]:
 		return []string{AnnResponseReplayed}
 	}
-	return t.count(a.msgID, a.reqID, a.u, false, l)
+	notes := t.count(a.msgID, a.reqID, a.u, false, l)
+	if a.billed && a.reqID != "" && l.Counted {
+		l.Bill = a.msgID + ":" + a.reqID
+		if r.resumed { // the original's path sorts first: it counts
+			l.Counted = false
+			notes = append(notes, sample.AnnCountedElsewhere)
+		}
+	}
+	return notes
 }
 
 // streamTokens applies the token rule to a capture's message_start
