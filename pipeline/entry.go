@@ -203,9 +203,11 @@ const (
 // now. An entry Loki accepts counts towards its stream's newest time. One
 // it would refuse gets need, the time to stamp it with instead: about now
 // when too old or too new; when too far behind (cut being its stream's
-// cutoff), a time no stream refuses for a while (behind.stamp), which moves no
-// stream's newest time, so that the entries of a backfill after it keep
-// their own times.
+// cutoff), a time no stream refuses for a while (behind.stamp), well
+// behind now. It may still move its stream's newest time (window admits
+// the stamp, as Loki counts the stored entry): an entry of the stream
+// over Max_Behind older than the stamp, later in the flush, would be
+// refused by Loki, and is re-stamped too.
 func (p *Pipeline) judgeTime(labels []loki.Label, t, now time.Time) (need, cut time.Time, why timeRefusal) {
 	if p.outsideWindow(t, now) {
 		return now, time.Time{}, timeOutside
