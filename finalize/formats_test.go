@@ -1,13 +1,17 @@
 package finalize
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/journalship/journalship/output"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -100,4 +104,52 @@ func TestClaudeCodeSessionsEndQuietly(t *testing.T) {
 	o, err = f.File(context.Background(), acting)
 	require.NoError(t, err)
 	assert.False(t, o.Finished, "a session waiting on a tool is not over by being quiet")
+}
+
+// TestResumedCopyCountedOnceByTheFinalizer: a Claude Code session resumed
+// into a new one writes the first one's responses again under its own
+// id. The finalizer ships both once idle: every response counts once on
+// the node, the copies are annotated counted_elsewhere, also when the
+// copy is finalized by another process (a restart, the same ledger).
+func TestResumedCopyCountedOnceByTheFinalizer(t *testing.T) {
+	const origID, copyID = "f5a47bc8-93b6-4fd2-8e47-a09f8e7d12f8", "a1b2c3d4-93b6-4fd2-8e47-a09f8e7d12f8"
+	e := newEnv(t)
+	orig := e.claudeTranscript(t, "subagent-main.jsonl", origID, 20*time.Minute)
+	resumed := e.claudeTranscript(t, "subagent-main.jsonl", copyID, 20*time.Minute)
+	data, err := os.ReadFile(resumed)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(resumed, bytes.ReplaceAll(data, []byte(origID), []byte(copyID)), 0o644))
+	mt := e.now.Add(-20 * time.Minute)
+	require.NoError(t, os.Chtimes(resumed, mt, mt))
+
+	o, err := e.finalizer(t, nil, nil).File(context.Background(), orig)
+	require.NoError(t, err)
+	require.True(t, o.Finished)
+	// Another process on the same ledger: what it knows of the claim is
+	// the ledger's.
+	settings := map[string]string{"loki_url": e.loki.URL, "ledger_path": e.ledger.Path(),
+		"dead_letter_path": filepath.Join(t.TempDir(), "dl.jsonl"), "metrics_address": "off", "log_level": "error"}
+	other, err := output.NewInstance(func(k string) string { return settings[strings.ToLower(k)] })
+	require.NoError(t, err)
+	t.Cleanup(func() { other.Close() })
+	o, err = e.finalizer(t, other, nil).File(context.Background(), resumed)
+	require.NoError(t, err)
+	require.True(t, o.Finished)
+
+	out := map[string]int{}
+	elsewhere := 0
+	for _, en := range e.entries(t, 12) { // 5 lines of each, 2 file summaries
+		if v := en.Metadata["tokens_out"]; v != "" {
+			n, err := strconv.Atoi(v)
+			require.NoError(t, err)
+			out[filepath.Base(en.Metadata["file"])] += n
+		}
+		if strings.Contains(en.Metadata["annotations"], "counted_elsewhere") {
+			assert.Equal(t, resumed, en.Metadata["file"])
+			assert.Empty(t, en.Metadata["cost_usd"])
+			elsewhere++
+		}
+	}
+	assert.Equal(t, map[string]int{origID + ".jsonl": 60 + 15}, out, "every response once at its largest, under the first journal shipped")
+	assert.Equal(t, 3, elsewhere, "the copy's three lines with usage")
 }
