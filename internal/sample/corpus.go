@@ -73,7 +73,7 @@ type Line struct {
 	// requestId") when other journals of the corpus repeat it: one journal
 	// of the node counts it, the first to ship it. The truth says the
 	// original counts (its path sorts first) and a copy expects
-	// counted_elsewhere and no tokens; Settle turns that round for the
+	// counted_elsewhere and no tokens; Settled turns that round for the
 	// responses a copy shipped first. A copy's token fields hold what it
 	// ships when it counts.
 	Bill string
