@@ -191,3 +191,26 @@ func TestGatewayResponsesWithoutRequestIDCountPerSession(t *testing.T) {
 	assert.Equal(t, map[string]int{billA + ".jsonl": 40, billB + ".jsonl": 9}, out)
 	assert.Empty(t, elsewhere)
 }
+
+// TestDeadLetteredLineClaimsNothing: a response whose line is
+// dead-lettered for its time (Old_Entries dead_letter) is not claimed, so
+// a copy of it shipped in time counts.
+func TestDeadLetteredLineClaimsNothing(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	old := strings.Replace(billLine(billA, "msg_01", "req_01", 1, 40), "2026-11-21T11:51:00.000Z", "2026-01-01T00:00:00.000Z", 1)
+	pathA, dataA := billSession(t, root, billA, old)
+	pathB, dataB := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
+	e := newEnv(t, func(c *Config) { c.OldEntries = DeadLetter })
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{pathA, dataA}, {pathB, dataB}} {
+		_, err := e.pipe.Ship(ctx, tailRecords(f.path, f.data, testNow), "t")
+		require.NoError(t, err)
+	}
+	require.Len(t, e.deadLetters(t), 1, "the old line")
+	out, elsewhere := outByFile(t, e.cap.entries())
+	assert.Equal(t, map[string]int{billB + ".jsonl": 40}, out)
+	assert.Empty(t, elsewhere)
+}

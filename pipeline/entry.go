@@ -158,6 +158,11 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 		w.deadLetter(i, dlOutsideWindow, reason)
 		return
 	}
+	if ev.Bill != 0 && it.usage.Has {
+		// Only a line that is sent claims its response; after accrue, so a
+		// run's own cost is compared with all it used.
+		p.bill(w, r, it, ev.Bill)
+	}
 	m := meta{w: w, start: len(w.meta)}
 	p.addKeys(&m, f, i, ev)
 	p.addDetails(&m, f, i, ev, j)

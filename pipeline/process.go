@@ -257,9 +257,6 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev 
 		p.withdraw(f, it) // dead-lettered below: it counts nothing
 	}
 	p.accrue(f, ev, it)
-	if ev.Bill != 0 && it.usage.Has {
-		p.bill(w, r, it, ev.Bill) // after accrue: a run's own cost is compared with all it used
-	}
 	switch n := lineLen(r); {
 	case r.Cut > 0:
 		// Only its first bytes were read: never shipped as if whole,
