@@ -96,6 +96,7 @@ fuzz:
 
 bench: build
 	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s -cpu=1 ./chunk ./integrity ./format/... ./loki ./pipeline ./audit ./ledger
+	$(GO) test -run=NONE -bench=BenchmarkPlugin -benchtime=3x ./e2e
 
 run: build loki
 	$(BIN)/journalship demo

@@ -48,7 +48,8 @@ type hostRun struct {
 type hostResult struct {
 	Stdout string
 	Stderr string
-	Err    error // nil when the host exited 0
+	Err    error         // nil when the host exited 0
+	CPU    time.Duration // the host's user and system CPU time
 }
 
 // runHost runs the host on script with the plugin under test and returns
@@ -79,13 +80,17 @@ func runHostWith(t testing.TB, r hostRun) hostResult {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	var cpu time.Duration
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
 	if stderr.Len() > 0 {
 		t.Logf("flbhost stderr:\n%s", stderr.String())
 	}
 	if err != nil {
 		err = fmt.Errorf("flbhost: %w\nstderr:\n%s", err, stderr.String())
 	}
-	return hostResult{Stdout: stdout.String(), Stderr: stderr.String(), Err: err}
+	return hostResult{Stdout: stdout.String(), Stderr: stderr.String(), Err: err, CPU: cpu}
 }
 
 // writeChunk writes events as one Fluent Bit chunk in format f to a new

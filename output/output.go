@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -277,6 +278,7 @@ func (i *Instance) Close() (err error) {
 			err = &PanicError{Entry: EntryExit, Value: p}
 		}
 	}()
+	i.logRuntime()
 	var errs []error
 	if i.prices != nil {
 		i.prices.Close()
@@ -294,6 +296,19 @@ func (i *Instance) Close() (err error) {
 		return fmt.Errorf("journalship instance %d close: %w", i.id, err)
 	}
 	return nil
+}
+
+// logRuntime logs, at debug level, what the process's Go runtime did so
+// far: the plugin's allocations and garbage collection, which Fluent Bit's
+// own CPU figures include but cannot tell apart (make bench reads it).
+func (i *Instance) logRuntime() {
+	if i.log == nil || i.log.level < levelDebug {
+		return
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	i.log.Debugf("runtime: mallocs=%d bytes_allocated=%d gc_cycles=%d gc_cpu_fraction=%.4f",
+		m.Mallocs, m.TotalAlloc, m.NumGC, m.GCCPUFraction)
 }
 
 // Shutdown releases the per-process resources once every instance is
