@@ -207,4 +207,3 @@ func newStandIn(b *testing.B) *standIn {
 	s.url = srv.URL
 	return s
 }
-
