@@ -42,6 +42,8 @@ type core struct {
 
 	billsPruned atomic.Int64 // when this process last forgot old claims (unix ns)
 
+	locks [lockStripes]stripeLock // the file locks' stripes, see lock.go
+
 	qmu     sync.Mutex  // guards pending
 	pending []*writeReq // write calls waiting for a transaction, see batch.go
 }
@@ -121,7 +123,11 @@ func openCore(cfg Config) (*core, error) {
 		db.Close()
 		return nil, err
 	}
-	return &core{path: cfg.Path, db: db, stmts: stmts, wsem: make(chan struct{}, 1), refs: 1}, nil
+	c := &core{path: cfg.Path, db: db, stmts: stmts, wsem: make(chan struct{}, 1), refs: 1}
+	for i := range c.locks {
+		c.locks[i].sem = make(chan struct{}, 1)
+	}
+	return c, nil
 }
 
 // dsn is the modernc.org/sqlite data source name for cfg: a file: URI (so
@@ -184,6 +190,7 @@ func (l *Ledger) Close() error {
 	}
 	delete(registry.cores, l.c.key)
 	closeStmts(l.c.stmts[:])
+	l.c.closeLocks()
 	return wrap("close", l.c.path, l.c.db.Close())
 }
 
