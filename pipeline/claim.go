@@ -100,15 +100,32 @@ func (p *Pipeline) shippedOf(ctx context.Context, c claimer, path string, recs [
 }
 
 // filesOf returns the distinct paths of recs in the ledger's lock order.
+// A chunk's records come file by file, so a path is compared with the
+// last one seen before the set; each path's lock order is computed once.
 func filesOf(recs []chunk.Record) []string {
-	var paths []string
-	for i := range recs {
-		if recs[i].HasOffset && len(recs[i].Path) > 0 && !slices.Contains(paths, string(recs[i].Path)) {
-			paths = append(paths, string(recs[i].Path))
-		}
+	type file struct {
+		path  string
+		order int
 	}
-	slices.SortFunc(paths, func(a, b string) int {
-		return cmp.Or(cmp.Compare(ledger.LockOrder(a), ledger.LockOrder(b)), cmp.Compare(a, b))
+	var files []file
+	seen := map[string]bool{}
+	var last []byte
+	for i := range recs {
+		p := recs[i].Path
+		if !recs[i].HasOffset || len(p) == 0 || string(p) == string(last) || seen[string(p)] {
+			continue
+		}
+		last = p
+		path := string(p)
+		seen[path] = true
+		files = append(files, file{path, ledger.LockOrder(path)})
+	}
+	slices.SortFunc(files, func(a, b file) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.path, b.path))
 	})
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.path
+	}
 	return paths
 }
