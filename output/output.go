@@ -57,7 +57,10 @@ type Instance struct {
 	client     *loki.Client
 	prices     *pricing.Source
 	metrics    *metrics.Set
-	recs       sync.Pool
+	// recs keeps the record slices of recent flushes, grown to a chunk's
+	// size; a bounded channel, not a sync.Pool, which the garbage
+	// collector would empty between two flushes.
+	recs chan *[]chunk.Record
 	panics     *recent.Counts // panics per chunk, to dead-letter a poison chunk
 	closed     atomic.Bool
 	hasMetrics bool
@@ -114,6 +117,7 @@ func (i *Instance) open(cfg config) error {
 		return err
 	}
 	i.keys = cfg.chunk
+	i.recs = make(chan *[]chunk.Record, idleRecordSlices)
 	i.decoders.New = func() any {
 		d, _ := chunk.NewDecoder(cfg.chunk) // validated above
 		return d
@@ -182,14 +186,23 @@ func (i *Instance) Flush(data []byte, tag string) (rc int) {
 // panicked: the panic's report still reads them, and a decoder left half
 // way must not serve another flush.
 func (i *Instance) flush(data []byte, tag string, spot *flushSpot) int {
-	rp, _ := i.recs.Get().(*[]chunk.Record)
-	if rp == nil {
+	var rp *[]chunk.Record
+	select {
+	case rp = <-i.recs:
+	default:
 		rp = new([]chunk.Record)
 	}
 	rc := i.decodeAndShip(data, tag, spot, rp)
-	i.recs.Put(rp)
+	select {
+	case i.recs <- rp:
+	default:
+	}
 	return rc
 }
+
+// idleRecordSlices bounds the record slices kept between flushes: one
+// per Fluent Bit worker (Workers 2) and a spare.
+const idleRecordSlices = 3
 
 // decodeAndShip decodes the chunk into *rp and ships its records.
 func (i *Instance) decodeAndShip(data []byte, tag string, spot *flushSpot, rp *[]chunk.Record) int {

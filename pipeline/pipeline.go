@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/deadletter"
-	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/format/registry"
-	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/internal/recent"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
@@ -95,7 +92,7 @@ type Pipeline struct {
 	models   *interner // model names
 	ids      *interner // session and agent ids
 	reader   *journalfile.Reader
-	works    sync.Pool
+	works    workPool
 	labelSet *labelSets
 	formats  *registry.Registry
 	behind   *behind
@@ -134,9 +131,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	p.counted = recent.NewCounts(countedMemory)
 	p.modelLabel = deps.Metrics.Models(knownModels(deps.Prices, cfg.Tenant), deps.Logger.Warnf)
 	p.presetMetrics()
-	p.works.New = func() any {
-		return &work{judges: map[format.Format]format.Judge{}, arena: integrity.NewArena(64 << 10)}
-	}
+	p.works = make(workPool, idleWorks)
 	return p, nil
 }
 
@@ -155,8 +150,8 @@ func (p *Pipeline) Ship(ctx context.Context, recs []chunk.Record, tag string) (R
 		return Result{Lines: all}, err
 	}
 	defer release()
-	w := p.works.Get().(*work)
-	defer p.works.Put(w)
+	w := p.works.get()
+	defer p.works.put(w)
 	w.reset(recs, tag)
 	w.now, w.ctx = p.cfg.Now(), ctx
 	defer func() { w.ctx = nil }()

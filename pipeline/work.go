@@ -104,8 +104,38 @@ type work struct {
 	// the ledger before the push.
 	restamps []restampDecision
 	// claims are the billed units this flush counts first on the node,
-	// claimed in the ledger before the push.
-	claims []ledger.Bill
+	// claimed in the ledger before the push; claimed has their owners.
+	claims  []ledger.Bill
+	claimed map[uint64]string
+}
+
+// idleWorks bounds the works kept between flushes: one per Fluent Bit
+// worker (Workers 2) and a spare.
+const idleWorks = 3
+
+// workPool keeps up to idleWorks works between flushes, buffers grown.
+// A sync.Pool would not do: the garbage collector empties it, and a
+// 2 MB chunk's buffers (its arena, items, metadata and batch, several
+// MB) were then allocated again flush after flush, which was most of the
+// plugin's allocation and garbage collection inside Fluent Bit.
+type workPool chan *work
+
+// get returns an idle work, or a new one.
+func (p workPool) get() *work {
+	select {
+	case w := <-p:
+		return w
+	default:
+		return &work{judges: map[format.Format]format.Judge{}, arena: integrity.NewArena(64 << 10)}
+	}
+}
+
+// put keeps w for a later flush unless enough are idle.
+func (p workPool) put(w *work) {
+	select {
+	case p <- w:
+	default:
+	}
 }
 
 // judge returns this work's judge for f, made on first use.
@@ -135,6 +165,7 @@ func (w *work) reset(recs []chunk.Record, tag string) {
 	w.batch.Reset()
 	w.restamps = w.restamps[:0]
 	w.claims = w.claims[:0]
+	clear(w.claimed)
 	w.retry.Reset()
 	w.dl, w.segs, w.last = w.dl[:0], w.segs[:0], w.last[:0]
 	w.result, w.unver = Result{Lines: len(recs)}, 0
