@@ -95,7 +95,13 @@ func (b *bills) claim(ctx context.Context, claims []ledger.Bill) error {
 	}
 	b.mu.Unlock()
 	if len(taken) > 0 {
-		return &RetryError{Cause: "ledger", Err: errClaimedElsewhere{path: claims[0].Owner, owner: taken[0].Owner}}
+		e := errClaimedElsewhere{owner: taken[0].Owner}
+		for _, c := range claims {
+			if c.Key == taken[0].Key {
+				e.path = c.Owner
+			}
+		}
+		return &RetryError{Cause: "ledger", Err: e}
 	}
 	return nil
 }
@@ -116,9 +122,18 @@ func (p *Pipeline) bill(w *work, r *chunk.Record, it *item, key uint64) {
 		return // no journal to claim it for
 	}
 	owner, ok := p.bills.owner(w.ctx, key, r.Path)
+	if !ok {
+		// Claimed by an earlier line of this flush, or claimed now: the
+		// original and its copy in one chunk (a backfill) agree at once.
+		owner, ok = w.claimed[key]
+	}
 	switch {
 	case !ok:
-		w.claims = append(w.claims, ledger.Bill{Key: key, Owner: string(r.Path)})
+		if w.claimed == nil {
+			w.claimed = map[uint64]string{}
+		}
+		w.claimed[key] = string(r.Path)
+		w.claims = append(w.claims, ledger.Bill{Key: key, Owner: w.claimed[key]})
 	case owner != string(r.Path):
 		it.usage, it.cost, it.costModel = format.Usage{}, 0, ""
 		it.annots = it.annots&^aPriceUnknown | aCountedElsewhere // it prices nothing

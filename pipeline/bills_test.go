@@ -214,3 +214,22 @@ func TestDeadLetteredLineClaimsNothing(t *testing.T) {
 	assert.Equal(t, map[string]int{billB + ".jsonl": 40}, out)
 	assert.Empty(t, elsewhere)
 }
+
+// TestOriginalAndCopyInOneFlush: a chunk holding the original and its
+// copy (a backfill of both sessions) counts the response once, under the
+// first in the chunk, without a retry.
+func TestOriginalAndCopyInOneFlush(t *testing.T) {
+	root := t.TempDir()
+	pathA, dataA := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 40))
+	pathB, dataB := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40), billLine(billB, "msg_02", "req_02", 2, 7))
+	e := newEnv(t, nil)
+	recs := append(tailRecords(pathA, dataA, testNow), tailRecords(pathB, dataB, testNow)...)
+	for i := range recs {
+		recs[i].Index = i
+	}
+	_, err := e.pipe.Ship(context.Background(), recs, "t")
+	require.NoError(t, err, "no retry")
+	out, elsewhere := outByFile(t, e.cap.entries())
+	assert.Equal(t, map[string]int{billA + ".jsonl": 40, billB + ".jsonl": 7}, out)
+	assert.Equal(t, []string{billB + ".jsonl@0"}, elsewhere)
+}
