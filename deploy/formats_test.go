@@ -294,7 +294,7 @@ func TestEveryFormatIsTailed(t *testing.T) {
 		"a glob reading the snapshots too":   {codeliaPath, "/data/codelia/sessions/*/*"},
 		"a glob reading the token index too": {"/data/orbitmesh/sessions/*.messages.jsonl", "/data/orbitmesh/sessions/*json*"},
 		"a glob missing the layout":          {codeliaPath, "/data/codelia/sessions/*/*.jsonl"},
-		"a tag the output does not take":     {"Tag               sessions.orbitmesh.*", "Tag               other.orbitmesh.*"},
+		"a tag the output does not take":     {"Tag               sessions.orbitmesh\n", "Tag               other.orbitmesh\n"},
 		"a format without its root":          {",orbitmesh=/data/orbitmesh,", ","},
 		"Claude Code without its root":       {",claude-code=/data/claude/projects,", ","},
 		"go-session without its root":        {",go-session=/data/go-session\n", "\n"},

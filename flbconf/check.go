@@ -52,7 +52,8 @@ var genericOutputKeys = []string{"name", "match", "match_regex", "alias", "log_l
 // so conflicting settings too), and tail inputs routed to it whose records
 // lack the keys the plugin reads (Path_Key, Offset_Key, Key / Log_Key);
 // tail inputs routed to it that share their offset database (DB) with
-// another tail input; and tail inputs routed to it whose memory is not
+// another tail input; tail inputs routed to it with a tag per file
+// (checkTailTag); and tail inputs routed to it whose memory is not
 // bounded (checkTailMemory).
 func Check(f *File) []Finding {
 	var out []Finding
@@ -64,6 +65,7 @@ func Check(f *File) []Finding {
 		}
 	}
 	out = append(out, checkSharedDB(f, outputs)...)
+	out = append(out, checkTailTag(f, outputs)...)
 	return append(out, checkTailMemory(f, outputs)...)
 }
 

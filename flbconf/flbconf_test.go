@@ -71,6 +71,16 @@ func TestUnboundedTailMemoryIsFound(t *testing.T) {
 	}, got)
 }
 
+// TestTagPerFileIsNoted: a tail input routed to journalship with a `*`
+// in its Tag (a tag, so chunks, per file) is a note; one shared tag, and
+// an input not routed to journalship, are not reported.
+func TestTagPerFileIsNoted(t *testing.T) {
+	got := checkFile(t, "testdata/tag.conf")
+	assert.Equal(t, []string{
+		"3: note: [INPUT tail] Tag: sessions.cortex.*: a tag per file, so every append to a journal is a flush of its own (several requests to Loki and a ledger commit, about six times the CPU); give the input one tag without `*`",
+	}, got)
+}
+
 func TestYAMLMistakesAreFound(t *testing.T) {
 	got := checkFile(t, "testdata/bad.yaml")
 	assert.Equal(t, []string{
