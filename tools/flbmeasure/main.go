@@ -15,10 +15,10 @@
 // with SIGTERM. The outputs take turns in a different order each round;
 // the tables give each output's medians and every run.
 //
-// Tail's Tag decides what one flush holds: with -tag journals.* (the
-// default, like the project's fluent-bit.conf) each file gets a tag of its
-// own and so chunks and flushes of its own; with -tag journals the records
-// of many files share a chunk (up to ~2 MB).
+// Tail's Tag decides what one flush holds: with -tag journals (the
+// default, like the project's fluent-bit.conf) the records of many files
+// share a chunk (up to ~2 MB); with -tag journals.* each file gets a tag
+// of its own and so chunks and flushes of its own.
 //
 //	go run ./tools/flbmeasure -fluent-bit /path/to/fluent-bit
 //
@@ -64,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	dataDir := fs.String("data", "", "directory for the corpus and the runs' state (default: a new temp directory, removed at the end)")
 	keep := fs.Bool("keep", false, "keep the data directory and every run's state and Fluent Bit log")
 	timeout := fs.Duration("timeout", 15*time.Minute, "longest a run may take")
-	tag := fs.String("tag", "journals.*", "tail's Tag: with a *, each file gets its own tag and so its own chunks and flushes, as in the project's fluent-bit.conf; without, records of many files share a chunk")
+	tag := fs.String("tag", "journals", "tail's Tag: without a *, as in the project's fluent-bit.conf, records of many files share a chunk; with one, each file gets its own tag and so its own chunks and flushes")
 	stall := fs.Duration("stall", time.Minute, "end a run as incomplete when no line arrives for this long")
 	if err := fs.Parse(args); err != nil {
 		return err
