@@ -23,9 +23,10 @@ type claimer interface {
 // `journalship ship` run, the finalizer) or an earlier delivery of the
 // same chunk. The locks are held until release is called, after the
 // ledger has recorded this flush, so two shippers never send the same
-// byte range at the same time. recs is not modified; the kept records are
-// a new slice only when some were dropped.
-func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record) (context.Context, []chunk.Record, func(), error) {
+// byte range at the same time. recs is not modified; when some records
+// are dropped the kept ones are copied into *buf (reused from flush to
+// flush).
+func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, buf *[]chunk.Record) (context.Context, []chunk.Record, func(), error) {
 	c, ok := p.deps.Ledger.(claimer)
 	if !ok {
 		return ctx, recs, func() {}, nil
@@ -53,7 +54,7 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record) (context.Cont
 	if len(shipped) == 0 {
 		return ctx, recs, release, nil
 	}
-	kept := make([]chunk.Record, 0, len(recs))
+	kept := (*buf)[:0]
 	for _, r := range recs {
 		if r.HasOffset && ledger.Covered(shipped[string(r.Path)], r.Offset, r.Offset+lineLen(&r)+1) {
 			continue
@@ -63,6 +64,7 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record) (context.Cont
 	for i := range kept {
 		kept[i].Index = i
 	}
+	*buf = kept
 	return ctx, kept, release, nil
 }
 

@@ -143,15 +143,15 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 // ledger already holds for the file are not sent again (AlreadyShipped).
 func (p *Pipeline) Ship(ctx context.Context, recs []chunk.Record, tag string) (Result, error) {
 	all := len(recs)
-	ctx, recs, release, err := p.claim(ctx, recs)
+	w := p.works.get()
+	defer p.works.put(w)
+	ctx, recs, release, err := p.claim(ctx, recs, &w.kept)
 	if err != nil {
 		err = &RetryError{Cause: "ledger", Err: err}
 		p.countRetry(err)
 		return Result{Lines: all}, err
 	}
 	defer release()
-	w := p.works.get()
-	defer p.works.put(w)
 	w.reset(recs, tag)
 	w.now, w.ctx = p.cfg.Now(), ctx
 	defer func() { w.ctx = nil }()

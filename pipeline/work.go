@@ -107,6 +107,9 @@ type work struct {
 	// claimed in the ledger before the push; claimed has their owners.
 	claims  []ledger.Bill
 	claimed map[uint64]string
+	// kept holds the records of a flush the ledger does not hold yet,
+	// when it holds some (claim).
+	kept []chunk.Record
 }
 
 // idleWorks bounds the works kept between flushes: one per Fluent Bit
