@@ -42,6 +42,17 @@ const (
 	billC = "cccccccc-1b3e-4d5a-8c6f-2e1d0c9b8a70"
 )
 
+// shipAll ships each journal whole, one after the other, with p.
+func shipAll(t *testing.T, p *Pipeline, paths ...string) {
+	t.Helper()
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		_, err = p.Ship(context.Background(), tailRecords(path, data, testNow), "t")
+		require.NoError(t, err)
+	}
+}
+
 // outByFile sums the shipped output tokens by file, and lists the lines
 // annotated counted_elsewhere.
 func outByFile(t *testing.T, es []capturedEntry) (map[string]int, []string) {
@@ -172,21 +183,14 @@ func (e *env) twin(t *testing.T) *Pipeline {
 // requestId, two sessions' responses are different bills: each counts
 // in its own session.
 func TestGatewayResponsesWithoutRequestIDCountPerSession(t *testing.T) {
-	ctx := context.Background()
 	root := t.TempDir()
 	noReq := func(sid string, out int) string {
 		return strings.Replace(billLine(sid, "gateway", "", 1, out), `,"requestId":""`, "", 1)
 	}
-	pathA, dataA := billSession(t, root, billA, noReq(billA, 40))
-	pathB, dataB := billSession(t, root, billB, noReq(billB, 9))
+	pathA, _ := billSession(t, root, billA, noReq(billA, 40))
+	pathB, _ := billSession(t, root, billB, noReq(billB, 9))
 	e := newEnv(t, nil)
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{pathA, dataA}, {pathB, dataB}} {
-		_, err := e.pipe.Ship(ctx, tailRecords(f.path, f.data, testNow), "t")
-		require.NoError(t, err)
-	}
+	shipAll(t, e.pipe, pathA, pathB)
 	out, elsewhere := outByFile(t, e.cap.entries())
 	assert.Equal(t, map[string]int{billA + ".jsonl": 40, billB + ".jsonl": 9}, out)
 	assert.Empty(t, elsewhere)
@@ -196,19 +200,12 @@ func TestGatewayResponsesWithoutRequestIDCountPerSession(t *testing.T) {
 // dead-lettered for its time (Old_Entries dead_letter) is not claimed, so
 // a copy of it shipped in time counts.
 func TestDeadLetteredLineClaimsNothing(t *testing.T) {
-	ctx := context.Background()
 	root := t.TempDir()
 	old := strings.Replace(billLine(billA, "msg_01", "req_01", 1, 40), "2026-11-21T11:51:00.000Z", "2026-01-01T00:00:00.000Z", 1)
-	pathA, dataA := billSession(t, root, billA, old)
-	pathB, dataB := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
+	pathA, _ := billSession(t, root, billA, old)
+	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
 	e := newEnv(t, func(c *Config) { c.OldEntries = DeadLetter })
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{pathA, dataA}, {pathB, dataB}} {
-		_, err := e.pipe.Ship(ctx, tailRecords(f.path, f.data, testNow), "t")
-		require.NoError(t, err)
-	}
+	shipAll(t, e.pipe, pathA, pathB)
 	require.Len(t, e.deadLetters(t), 1, "the old line")
 	out, elsewhere := outByFile(t, e.cap.entries())
 	assert.Equal(t, map[string]int{billB + ".jsonl": 40}, out)
