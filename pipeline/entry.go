@@ -472,16 +472,17 @@ func (p *Pipeline) fallbackTime(w *work, f *fileState, i int) (ts, before time.T
 		return st, time.Time{}
 	}
 	// A file with no time of its own (a Claude Code stream-json capture):
-	// its modification time, which places a capture shipped long after
-	// its run with its run, not at the shipping time.
-	if t, ok := p.fromBase(w, f, i); ok {
-		return t, time.Time{} // the file's base decided: no stat per line
-	}
-	need := r.Time
-	if fi, err := os.Stat(string(r.Path)); err == nil && fi.ModTime().Before(need) {
-		need = fi.ModTime()
-	}
-	return p.restamp(w, f, i, need), time.Time{}
+	// the file's base plus the line's offset, the base first chosen as its
+	// modification time, which places a capture shipped long after its
+	// run with its run, not at the shipping time. Whether Loki takes that
+	// time is the window's to judge, as for any line's own time.
+	return p.placed(w, f, i, func() time.Time {
+		need := r.Time
+		if fi, err := os.Stat(string(r.Path)); err == nil && fi.ModTime().Before(need) {
+			need = fi.ModTime()
+		}
+		return need
+	}), time.Time{}
 }
 
 // endOf is the offset just past record r's line, -1 without an offset.

@@ -49,6 +49,26 @@ func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Ti
 	return need
 }
 
+// placed returns line i's place on its file's timeline: the file's
+// re-stamp base plus the line's offset, a new base chosen (and kept) from
+// first() for the line when the file has none. Unlike restamp, it does not
+// ask whether Loki takes that time: a line without a time of its own
+// keeps the same one however its file was chunked.
+func (p *Pipeline) placed(w *work, f *fileState, i int, first func() time.Time) time.Time {
+	r := &w.recs[i]
+	off := time.Duration(r.Offset)
+	if !f.restampRead {
+		f.restampBase, f.restampRead = p.readRestamp(w.ctx, string(r.Path))
+	}
+	if b := f.restampBase; !b.IsZero() {
+		return b.Add(off)
+	}
+	t := first()
+	f.restampBase = t.Add(-off)
+	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), base: f.restampBase, f: f})
+	return t
+}
+
 // fromBase returns line i's time from its file's re-stamp base when the
 // file has one and Loki accepts that time.
 func (p *Pipeline) fromBase(w *work, f *fileState, i int) (time.Time, bool) {
