@@ -246,17 +246,19 @@ func (n *realNode) checkLanded(t *testing.T, url string) {
 				}
 			}
 			switch {
-			case slices.Contains(kinds, "timestamp_rewritten"): // its own time checked by falseAnnotation
 			case own.IsZero():
-				// Such a line is at its file's re-stamp base plus its
-				// offset: the base is first chosen as the file's
-				// modification time, unless lines of the file re-stamped
-				// for being too far behind chose it first (then the line
-				// keeps its place among them).
-				base, shared := restampBase(j, byPlace)
-				assert.True(t, nearModTime(j, e.Time) || shared && e.Time.Equal(base.Add(time.Duration(l.offset))),
-					"%s: entry at %v, its file's modification time is %v", where, e.Time, j.mtime)
-				timeless = append(timeless, timedLine{l.offset, e.Time})
+				// Such a line is placed at its file's place base plus its
+				// offset, the base first chosen as the file's modification
+				// time; re-stamped for its age, that place is its
+				// original_timestamp (its new time checked by
+				// falseAnnotation).
+				at := e.Time
+				if slices.Contains(kinds, "timestamp_rewritten") {
+					at, _ = time.Parse(time.RFC3339Nano, e.Metadata["original_timestamp"])
+				}
+				assert.True(t, nearModTime(j, at), "%s: placed at %v, its file's modification time is %v", where, at, j.mtime)
+				timeless = append(timeless, timedLine{l.offset, at})
+			case slices.Contains(kinds, "timestamp_rewritten"): // its own time checked by falseAnnotation
 			default:
 				assert.True(t, own.Equal(e.Time), "%s: entry at %v, its own time is %v", where, e.Time, own)
 			}
@@ -300,18 +302,6 @@ type timedLine struct {
 func nearModTime(j *realJournal, t time.Time) bool {
 	d := t.Sub(j.mtime)
 	return d.Abs() <= time.Duration(j.size)
-}
-
-// restampBase is the re-stamp base of j's lines re-stamped for their
-// time (an entry's time less its offset), ok false when none was.
-func restampBase(j *realJournal, byPlace map[string]lokiquery.Entry) (base time.Time, ok bool) {
-	for _, l := range j.lines {
-		e, found := byPlace[fmt.Sprintf("%s@%d", j.path, l.offset)]
-		if found && slices.Contains(annotations(e), "timestamp_rewritten") {
-			return e.Time.Add(-time.Duration(l.offset)), true
-		}
-	}
-	return time.Time{}, false
 }
 
 // basePlusOffset tells whether each line is at one base time plus its

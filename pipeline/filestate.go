@@ -54,11 +54,11 @@ type fileState struct {
 	// recent chunks: what a line without one after them takes.
 	times [8]timeAt
 	timeN int
-	// restampBase is the file's re-stamp base (see restamp), read from
-	// the ledger once (restampRead).
-	restampBase time.Time
-	restampRead bool
-	lastUsed    uint64
+	// restamp is the file's re-stamp base (see restamp), place the base
+	// its lines without a time of their own are placed from (see placed);
+	// each read from the ledger once.
+	restamp, place fileBase
+	lastUsed       uint64
 }
 
 type stepModel struct {

@@ -18,18 +18,43 @@ import (
 // long as that time is one Loki still accepts; when it is not (the
 // stream moved on an hour, the base aged out of the window), a new base
 // is chosen.
+//
+// A line with no time of its own before any line that has one is placed
+// likewise, from a base of its own (placeMark, first the file's
+// modification time), which nothing moves: the same place however the
+// file was chunked, shipped or re-stamped.
 const (
 	restampMark = "restamp_base"
+	placeMark   = "place_base"
 	// restampMargin keeps a reused time clear of the old edge of Loki's
 	// window, for the time the request takes and Loki's clock.
 	restampMargin = 10 * time.Minute
 )
 
-// restampDecision is a file's new re-stamp base, written before the push.
+// fileBase is a base a file's lines are stamped from, as the ledger keeps
+// it under mark.
+type fileBase struct {
+	t    time.Time
+	read bool // t is what the ledger held (zero: none) or what was decided since
+}
+
+// base returns the file's base of mark, read from the ledger on first use.
+func (p *Pipeline) base(ctx context.Context, f *fileState, path, mark string) *fileBase {
+	b := &f.restamp
+	if mark == placeMark {
+		b = &f.place
+	}
+	if !b.read {
+		b.t, b.read = p.readBase(ctx, path, mark)
+	}
+	return b
+}
+
+// restampDecision is a file's new base of mark, written before the push.
 type restampDecision struct {
-	path string
-	base time.Time
-	f    *fileState
+	path, mark string
+	base       time.Time
+	f          *fileState
 }
 
 // restamp returns the time to stamp line i of file f with: the file's
@@ -43,9 +68,9 @@ func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Ti
 	if t, ok := p.fromBase(w, f, i); ok {
 		return t
 	}
-	off := time.Duration(r.Offset)
-	f.restampBase = need.Add(-off)
-	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), base: f.restampBase, f: f})
+	b := p.base(w.ctx, f, string(r.Path), restampMark)
+	b.t = need.Add(-time.Duration(r.Offset))
+	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), mark: restampMark, base: b.t, f: f})
 	return need
 }
 
@@ -57,15 +82,13 @@ func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Ti
 func (p *Pipeline) placed(w *work, f *fileState, i int, first func() time.Time) time.Time {
 	r := &w.recs[i]
 	off := time.Duration(r.Offset)
-	if !f.restampRead {
-		f.restampBase, f.restampRead = p.readRestamp(w.ctx, string(r.Path))
-	}
-	if b := f.restampBase; !b.IsZero() {
-		return b.Add(off)
+	b := p.base(w.ctx, f, string(r.Path), placeMark)
+	if !b.t.IsZero() {
+		return b.t.Add(off)
 	}
 	t := first()
-	f.restampBase = t.Add(-off)
-	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), base: f.restampBase, f: f})
+	b.t = t.Add(-off)
+	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), mark: placeMark, base: b.t, f: f})
 	return t
 }
 
@@ -76,10 +99,7 @@ func (p *Pipeline) fromBase(w *work, f *fileState, i int) (time.Time, bool) {
 	if !r.HasOffset || len(r.Path) == 0 {
 		return time.Time{}, false
 	}
-	if !f.restampRead {
-		f.restampBase, f.restampRead = p.readRestamp(w.ctx, string(r.Path))
-	}
-	if b := f.restampBase; !b.IsZero() {
+	if b := p.base(w.ctx, f, string(r.Path), restampMark).t; !b.IsZero() {
 		if t := b.Add(time.Duration(r.Offset)); p.stampable(w, it.labels, t) {
 			return t, true
 		}
@@ -96,10 +116,10 @@ func (p *Pipeline) stampable(w *work, labels []loki.Label, t time.Time) bool {
 	return p.behind.window <= 0 || !t.Before(p.behind.safe(w.now, p.cfg.MaxFutureSkew)) && p.behind.accepts(labels, t)
 }
 
-// readRestamp returns the re-stamp base the ledger keeps for path (the
-// zero time for none), and false when the ledger could not be read (to
-// be read again next time).
-func (p *Pipeline) readRestamp(ctx context.Context, path string) (time.Time, bool) {
+// readBase returns the base of mark the ledger keeps for path (the zero
+// time for none), and false when the ledger could not be read (to be
+// read again next time).
+func (p *Pipeline) readBase(ctx context.Context, path, mark string) (time.Time, bool) {
 	if p.behind.store == nil {
 		return time.Time{}, true
 	}
@@ -107,7 +127,7 @@ func (p *Pipeline) readRestamp(ctx context.Context, path string) (time.Time, boo
 	if err != nil {
 		return time.Time{}, false
 	}
-	ns, err := strconv.ParseInt(marks[restampMark], 10, 64)
+	ns, err := strconv.ParseInt(marks[mark], 10, 64)
 	if err != nil {
 		return time.Time{}, true
 	}
@@ -121,7 +141,7 @@ func (p *Pipeline) publishRestamps(ctx context.Context, w *work) error {
 		return nil
 	}
 	for i, d := range w.restamps {
-		if err := s.SetMarks(ctx, ledger.FileMarks(d.path), map[string]string{restampMark: strconv.FormatInt(d.base.UnixNano(), 10)}); err != nil {
+		if err := s.SetMarks(ctx, ledger.FileMarks(d.path), map[string]string{d.mark: strconv.FormatInt(d.base.UnixNano(), 10)}); err != nil {
 			for _, u := range w.restamps[i:] {
 				u.forget()
 			}
@@ -135,6 +155,6 @@ func (p *Pipeline) publishRestamps(ctx context.Context, w *work) error {
 // decided was not kept, and a retry must decide again and keep it.
 func (d restampDecision) forget() {
 	d.f.mu.Lock()
-	d.f.restampRead = false
+	d.f.restamp.read, d.f.place.read = false, false
 	d.f.mu.Unlock()
 }
