@@ -163,7 +163,9 @@ func (j *judge) countResponse(s *State, h, req uint64, u format.Usage, unstated 
 		ev.Note(NoteUsageRegression, a.Copy(j.num))
 	}
 	if any {
-		ev.Usage, ev.Bill = grown.usage(), bill(h, req)
+		// Billed under the request the response was counted under, so a
+		// later line that states no requestId is the same bill.
+		ev.Usage, ev.Bill = grown.usage(), bill(h, prev.req)
 		s.counted(ev)
 	}
 }
