@@ -45,6 +45,7 @@ var schemaSQL = []string{
 	`CREATE UNIQUE INDEX IF NOT EXISTS ranges_by_end ON ranges(file_id, end_off)`,
 	marksSQL,
 	billsSQL,
+	billsByTimeSQL,
 	fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
@@ -67,6 +68,10 @@ const billsSQL = `CREATE TABLE IF NOT EXISTS bills (
 		owner      TEXT    NOT NULL,
 		claimed_at INTEGER NOT NULL
 	)`
+
+// billsByTimeSQL indexes the claims by time, for forgetting old ones
+// without reading them all.
+const billsByTimeSQL = `CREATE INDEX IF NOT EXISTS bills_by_time ON bills(claimed_at)`
 
 // checkWAL fails unless the connection is in WAL mode (some file systems
 // cannot provide the shared memory WAL needs).
@@ -121,11 +126,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	case version == schemaVersion && appID == applicationID:
 		return nil
 	case version == 1 && appID == applicationID:
-		return migrateFrom(ctx, tx, `ALTER TABLE files ADD COLUMN identity TEXT NOT NULL DEFAULT ''`, marksSQL, billsSQL)
+		return migrateFrom(ctx, tx, `ALTER TABLE files ADD COLUMN identity TEXT NOT NULL DEFAULT ''`, marksSQL, billsSQL, billsByTimeSQL)
 	case version == 2 && appID == applicationID:
-		return migrateFrom(ctx, tx, marksSQL, billsSQL)
+		return migrateFrom(ctx, tx, marksSQL, billsSQL, billsByTimeSQL)
 	case version == 3 && appID == applicationID:
-		return migrateFrom(ctx, tx, billsSQL)
+		return migrateFrom(ctx, tx, billsSQL, billsByTimeSQL)
 	}
 	for _, stmt := range schemaSQL {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
