@@ -83,6 +83,21 @@ func (l *Ledger) ClaimBills(ctx context.Context, bills []Bill) (taken []Bill, er
 	return taken, err
 }
 
+// ReleaseBills gives up, in one transaction, the claims of bills that
+// their Owner holds: the journal claimed them, but none of its lines that
+// count them reached Loki (refused for good, dead-lettered), so a copy
+// elsewhere may count them. A bill another journal owns is left alone.
+func (l *Ledger) ReleaseBills(ctx context.Context, bills []Bill) error {
+	return l.write(ctx, "release bills", "", func(w *wtx) error {
+		for _, b := range bills {
+			if err := w.exec(sReleaseBill, int64(b.Key), b.Owner); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // ForgetBills removes the claims made before t, and returns how many. A
 // copy of a unit shipped after its claim is forgotten counts again: keep
 // claims longer than a runtime keeps the journals it copies from.

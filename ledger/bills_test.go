@@ -109,3 +109,19 @@ func TestOldClaimsForgottenAsNewAreMade(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ok)
 }
+
+// TestReleaseBills gives up a journal's own claims only.
+func TestReleaseBills(t *testing.T) {
+	l := openTest(t)
+	ctx := context.Background()
+	_, err := l.ClaimBills(ctx, []Bill{{Key: 1, Owner: "/a"}, {Key: 2, Owner: "/b"}})
+	require.NoError(t, err)
+	require.NoError(t, l.ReleaseBills(ctx, []Bill{{Key: 1, Owner: "/a"}, {Key: 2, Owner: "/a"}}))
+	_, ok, err := l.BillOwner(ctx, 1)
+	require.NoError(t, err)
+	assert.False(t, ok, "released by its owner")
+	owner, ok, err := l.BillOwner(ctx, 2)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, "/b", owner, "another journal's claim stays")
+}

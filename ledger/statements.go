@@ -30,6 +30,7 @@ const (
 	sRaiseMark
 	sBillOwner
 	sClaimBill
+	sReleaseBill
 	sForgetBills
 	sForgetMarks
 	sSavepoint
@@ -80,6 +81,7 @@ var stmtSQL = [nStmts]string{
 	sBillOwner:   `SELECT owner FROM bills WHERE key = ?1`,
 	// sClaimBill claims an unclaimed bill; a claimed one keeps its owner.
 	sClaimBill:   `INSERT INTO bills (key, owner, claimed_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO NOTHING`,
+	sReleaseBill: `DELETE FROM bills WHERE key = ?1 AND owner = ?2`,
 	sForgetBills: `DELETE FROM bills WHERE claimed_at < ?1`,
 	sSavepoint:   `SAVEPOINT call`,
 	sRelease:     `RELEASE call`,

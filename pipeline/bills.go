@@ -27,6 +27,7 @@ const billMemory = 1 << 17
 type biller interface {
 	BillOwner(ctx context.Context, key uint64) (string, bool, error)
 	ClaimBills(ctx context.Context, bills []ledger.Bill) ([]ledger.Bill, error)
+	ReleaseBills(ctx context.Context, bills []ledger.Bill) error
 }
 
 // bills remembers the owners of the units this process saw claimed.
@@ -34,10 +35,11 @@ type bills struct {
 	store  biller // nil: the process's memory is the only claim
 	mu     sync.Mutex
 	owners map[uint64]string
+	paths  map[string]string // the owners' paths, one copy each
 }
 
 func newBills(l Ledger) *bills {
-	b := &bills{owners: map[uint64]string{}}
+	b := &bills{owners: map[uint64]string{}, paths: map[string]string{}}
 	b.store, _ = l.(biller)
 	return b
 }
@@ -49,7 +51,7 @@ func (b *bills) owner(ctx context.Context, key uint64, path []byte) (owner strin
 	b.mu.Lock()
 	owner, ok = b.owners[key]
 	if !ok && b.store == nil {
-		owner, ok = string(path), true
+		owner, ok = b.path(path), true
 		b.remember(key, owner)
 	}
 	b.mu.Unlock()
@@ -61,15 +63,27 @@ func (b *bills) owner(ctx context.Context, key uint64, path []byte) (owner strin
 		return "", false // claimed before the push, which fails over a ledger error
 	}
 	b.mu.Lock()
+	owner = b.path([]byte(owner))
 	b.remember(key, owner)
 	b.mu.Unlock()
 	return owner, true
+}
+
+// path returns the one copy of path the memory keeps; b.mu is held.
+func (b *bills) path(path []byte) string {
+	if p, ok := b.paths[string(path)]; ok {
+		return p
+	}
+	p := string(path)
+	b.paths[p] = p
+	return p
 }
 
 // remember keeps key's owner; b.mu is held.
 func (b *bills) remember(key uint64, owner string) {
 	if len(b.owners) >= billMemory {
 		clear(b.owners) // read again from the ledger when needed
+		clear(b.paths)
 	}
 	b.owners[key] = owner
 }
@@ -101,9 +115,53 @@ func (b *bills) claim(ctx context.Context, claims []ledger.Bill) error {
 				e.path = c.Owner
 			}
 		}
-		return &RetryError{Cause: "ledger", Err: e}
+		return &RetryError{Cause: causeClaimedElsewhere, Err: e}
 	}
 	return nil
+}
+
+// causeClaimedElsewhere is the retry cause of a flush that counted a unit
+// another journal claimed meanwhile: the flush is judged again, nothing
+// is wrong with the ledger.
+const causeClaimedElsewhere = "claimed_elsewhere"
+
+// releaseBills gives up the flush's claims of units none of whose lines in the
+// flush reached Loki (refused for good, dead-lettered after the claim): a
+// copy elsewhere may count them. Best effort, after the ledger recorded
+// the flush: a claim that stays only keeps a copy from counting.
+func (p *Pipeline) releaseBills(ctx context.Context, w *work) {
+	if len(w.claims) == 0 {
+		return
+	}
+	stored := map[uint64]bool{}
+	for i := range w.items {
+		if it := &w.items[i]; it.bill != 0 && it.sent && it.dlReason == "" {
+			stored[it.bill] = true
+		}
+	}
+	var lost []ledger.Bill
+	for _, c := range w.claims {
+		if !stored[c.Key] {
+			lost = append(lost, c)
+		}
+	}
+	if len(lost) == 0 {
+		return
+	}
+	b := p.bills
+	b.mu.Lock()
+	for _, c := range lost {
+		if b.owners[c.Key] == c.Owner {
+			delete(b.owners, c.Key)
+		}
+	}
+	b.mu.Unlock()
+	if b.store == nil {
+		return
+	}
+	if err := b.store.ReleaseBills(ctx, lost); err != nil {
+		p.deps.Logger.Warnf("file=%s: %d responses claimed by lines that did not reach Loki stay claimed (%v): their copies elsewhere count nothing", lost[0].Owner, len(lost), err)
+	}
 }
 
 // errClaimedElsewhere: a unit the flush counted was claimed meanwhile by
@@ -132,10 +190,15 @@ func (p *Pipeline) bill(w *work, r *chunk.Record, it *item, key uint64) {
 		if w.claimed == nil {
 			w.claimed = map[uint64]string{}
 		}
-		w.claimed[key] = string(r.Path)
+		p.bills.mu.Lock()
+		w.claimed[key] = p.bills.path(r.Path)
+		p.bills.mu.Unlock()
 		w.claims = append(w.claims, ledger.Bill{Key: key, Owner: w.claimed[key]})
+		it.bill = key
 	case owner != string(r.Path):
 		it.usage, it.cost, it.costModel = format.Usage{}, 0, ""
 		it.annots = it.annots&^aPriceUnknown | aCountedElsewhere // it prices nothing
+	default:
+		it.bill = key
 	}
 }

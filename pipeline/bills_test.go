@@ -230,3 +230,51 @@ func TestOriginalAndCopyInOneFlush(t *testing.T) {
 	assert.Equal(t, map[string]int{billA + ".jsonl": 40, billB + ".jsonl": 7}, out)
 	assert.Equal(t, []string{billB + ".jsonl@0"}, elsewhere)
 }
+
+// TestRefusedOwnerReleasesItsClaim: Loki refuses the owner's line for
+// good (dead-lettered after its claim); the claim is given up, so the
+// copy shipped later counts the response, which is in Loki nowhere else.
+func TestRefusedOwnerReleasesItsClaim(t *testing.T) {
+	root := t.TempDir()
+	pathA, _ := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 40))
+	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
+	e := newEnv(t, nil)
+	e.cap.setStatus(http.StatusUnprocessableEntity)
+	shipAll(t, e.pipe, pathA)
+	require.Len(t, e.deadLetters(t), 1, "refused for good")
+	e.cap.setStatus(http.StatusNoContent)
+	shipAll(t, e.twin(t), pathB) // another process: what it knows is the ledger's
+	out, elsewhere := outByFile(t, e.cap.entries())
+	assert.Equal(t, map[string]int{billB + ".jsonl": 40}, out)
+	assert.Empty(t, elsewhere)
+}
+
+// TestLaterLineWithoutRequestIDIsTheSameBill: a response's later line
+// that states no requestId is billed under the request its response was
+// counted under, so a copy's growth counts nothing either.
+func TestLaterLineWithoutRequestIDIsTheSameBill(t *testing.T) {
+	root := t.TempDir()
+	noReq := func(sid string, n, out int) string {
+		return strings.Replace(billLine(sid, "msg_01", "", n, out), `,"requestId":""`, "", 1)
+	}
+	pathA, _ := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 40), noReq(billA, 2, 60))
+	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40), noReq(billB, 2, 60))
+	e := newEnv(t, nil)
+	shipAll(t, e.pipe, pathA, pathB)
+	out, _ := outByFile(t, e.cap.entries())
+	assert.Equal(t, map[string]int{billA + ".jsonl": 60}, out)
+}
+
+// TestTimeDeadLetterGivesItsUsageToTheNextLine: a response's first line
+// is dead-lettered for its time; it counts nothing, so the response's next
+// line ships its whole usage and the copy counts nothing.
+func TestTimeDeadLetterGivesItsUsageToTheNextLine(t *testing.T) {
+	root := t.TempDir()
+	old := strings.Replace(billLine(billA, "msg_01", "req_01", 1, 40), "2026-11-21T11:51:00.000Z", "2026-01-01T00:00:00.000Z", 1)
+	pathA, _ := billSession(t, root, billA, old, billLine(billA, "msg_01", "req_01", 2, 60))
+	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40), billLine(billB, "msg_01", "req_01", 2, 60))
+	e := newEnv(t, func(c *Config) { c.OldEntries = DeadLetter })
+	shipAll(t, e.pipe, pathA, pathB)
+	out, _ := outByFile(t, e.cap.entries())
+	assert.Equal(t, map[string]int{billA + ".jsonl": 60}, out)
+}

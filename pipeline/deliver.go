@@ -44,6 +44,7 @@ func (p *Pipeline) deliver(ctx context.Context, w *work) error {
 		p.deps.Logger.Warnf("dead-lettered file=%s offset=%d stage=%s reason=%s", e.File, e.Offset, e.Stage, e.Reason)
 	}
 	if p.deps.Ledger == nil {
+		p.releaseBills(ctx, w)
 		return nil
 	}
 	if err := p.deps.Ledger.Record(ctx, p.segments(w)); err != nil {
@@ -52,6 +53,7 @@ func (p *Pipeline) deliver(ctx context.Context, w *work) error {
 		}
 		return &RetryError{Cause: "ledger", Err: err}
 	}
+	p.releaseBills(ctx, w)
 	return nil
 }
 

@@ -73,6 +73,9 @@ type item struct {
 	// unsettled: the flush failed before Loki answered for the line; it
 	// is neither recorded nor counted, and is sent again on retry.
 	unsettled bool
+	// bill is the billed unit the line counts (format.Event.Bill), 0 when
+	// none or when another journal counts it.
+	bill uint64
 }
 
 // work is the per-Ship state, pooled so that steady state allocates
