@@ -159,7 +159,7 @@ func (p *Pipeline) tenantLabel() string {
 // RetryCauses are the cause label values of retries_total.
 var RetryCauses = []string{loki.CauseRateLimited, loki.CauseServerError, loki.CauseIngestionBlocked,
 	loki.CauseNetwork, loki.CauseTimeout, loki.CauseCanceled, loki.CauseAuth, loki.CauseNotFound,
-	loki.CauseUnexpected, loki.CauseRequestRefused, loki.CauseUnknown, "dead_letter", "ledger"}
+	loki.CauseUnexpected, loki.CauseRequestRefused, loki.CauseUnknown, "dead_letter", "ledger", causeClaimedElsewhere}
 
 // PresetCost creates the cost series of the given price table entries at
 // zero for this pipeline's tenant (the entries a reloaded table adds

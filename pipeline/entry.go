@@ -155,6 +155,7 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	it.labels = p.labelSet.get(it.format, eventTypeValue(it), it.outcome.String(), p.versionValue(f))
 	stamp, reason, outside := p.window(w, f, i)
 	if outside && p.cfg.OldEntries == DeadLetter {
+		p.withdraw(f, it) // it counts nothing: the response's next line ships it
 		w.deadLetter(i, dlOutsideWindow, reason)
 		return
 	}
