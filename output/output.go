@@ -48,19 +48,19 @@ var instances atomic.Int64
 
 // Instance is one configured `[OUTPUT] Name journalship` section.
 type Instance struct {
-	id         int
-	log        *logger
-	decoders   sync.Pool // *chunk.Decoder: a decoder serves one flush at a time
-	pipe       *pipeline.Pipeline
-	ledger     *ledger.Ledger
-	dl         *deadletter.Writer
-	client     *loki.Client
-	prices     *pricing.Source
-	metrics    *metrics.Set
+	id       int
+	log      *logger
+	decoders sync.Pool // *chunk.Decoder: a decoder serves one flush at a time
+	pipe     *pipeline.Pipeline
+	ledger   *ledger.Ledger
+	dl       *deadletter.Writer
+	client   *loki.Client
+	prices   *pricing.Source
+	metrics  *metrics.Set
 	// recs keeps the record slices of recent flushes, grown to a chunk's
 	// size; a bounded channel, not a sync.Pool, which the garbage
 	// collector would empty between two flushes.
-	recs chan *[]chunk.Record
+	recs       chan *[]chunk.Record
 	panics     *recent.Counts // panics per chunk, to dead-letter a poison chunk
 	closed     atomic.Bool
 	hasMetrics bool
