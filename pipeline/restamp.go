@@ -74,9 +74,9 @@ func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Ti
 	return need
 }
 
-// placed returns line i's place on its file's timeline: the file's
-// re-stamp base plus the line's offset, a new base chosen (and kept) from
-// first() for the line when the file has none. Unlike restamp, it does not
+// placed returns line i's place on its file's timeline: the file's place
+// base plus the line's offset, a new base chosen (and kept) from first()
+// for the line when the file has none. Unlike restamp, it does not
 // ask whether Loki takes that time: a line without a time of its own
 // keeps the same one however its file was chunked.
 func (p *Pipeline) placed(w *work, f *fileState, i int, first func() time.Time) time.Time {
