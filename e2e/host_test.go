@@ -48,8 +48,9 @@ type hostRun struct {
 type hostResult struct {
 	Stdout string
 	Stderr string
-	Err    error         // nil when the host exited 0
-	CPU    time.Duration // the host's user and system CPU time
+	Err    error // nil when the host exited 0
+	// User and Sys are the host's user and system CPU time.
+	User, Sys time.Duration
 }
 
 // runHost runs the host on script with the plugin under test and returns
@@ -80,9 +81,9 @@ func runHostWith(t testing.TB, r hostRun) hostResult {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	var cpu time.Duration
+	var user, sys time.Duration
 	if ps := cmd.ProcessState; ps != nil {
-		cpu = ps.UserTime() + ps.SystemTime()
+		user, sys = ps.UserTime(), ps.SystemTime()
 	}
 	if stderr.Len() > 0 {
 		t.Logf("flbhost stderr:\n%s", stderr.String())
@@ -90,7 +91,7 @@ func runHostWith(t testing.TB, r hostRun) hostResult {
 	if err != nil {
 		err = fmt.Errorf("flbhost: %w\nstderr:\n%s", err, stderr.String())
 	}
-	return hostResult{Stdout: stdout.String(), Stderr: stderr.String(), Err: err, CPU: cpu}
+	return hostResult{Stdout: stdout.String(), Stderr: stderr.String(), Err: err, User: user, Sys: sys}
 }
 
 // writeChunk writes events as one Fluent Bit chunk in format f to a new
