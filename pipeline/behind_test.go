@@ -14,9 +14,7 @@ import (
 
 	"github.com/golang/snappy"
 	"github.com/grafana/loki/pkg/push"
-	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/ledger"
-	"github.com/journalship/journalship/loki"
 	"github.com/stretchr/testify/require"
 )
 
@@ -86,20 +84,7 @@ func (m *modelLoki) requireNoneRefused(t *testing.T, msg string) {
 
 func newModelPipe(t *testing.T, m *modelLoki, l *ledger.Ledger, now func() time.Time) *Pipeline {
 	t.Helper()
-	lc := loki.DefaultConfig()
-	lc.URL = m.srv.URL
-	lc.Timeout = 5 * time.Second
-	client, err := loki.New(lc, nil)
-	require.NoError(t, err)
-	dl, err := deadletter.Open(deadletter.Config{Path: filepath.Join(t.TempDir(), "dl.jsonl"), Sync: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { dl.Close() })
-	cfg := DefaultConfig()
-	cfg.Enrich.Node = "node-a"
-	cfg.Enrich.Static = map[string]string{"service_name": "agent-sessions"}
-	cfg.Now = now
-	p, err := New(cfg, Deps{Pusher: client, Ledger: l, DeadLetters: dl})
-	require.NoError(t, err)
+	p, _ := pipeOn(t, m.srv.URL, 5*time.Second, l, func(c *Config) { c.Now = now }, nil, nil)
 	return p
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/metrics"
@@ -174,7 +175,7 @@ func (e *env) twin(t *testing.T) *Pipeline {
 	l, err := ledger.Open(ledger.Config{Path: e.ledger.Path()})
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
-	p, _ := pipeOn(t, e.cap, l, nil, nil, metrics.New())
+	p, _ := pipeOn(t, e.cap.srv.URL, 2*time.Second, l, nil, nil, metrics.New())
 	return p
 }
 

@@ -178,17 +178,17 @@ func newEnvPriced(t *testing.T, mutate func(*Config), prices Pricer) *env {
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
 	m := metrics.New()
-	p, dlPath := pipeOn(t, c, l, mutate, prices, m)
+	p, dlPath := pipeOn(t, c.srv.URL, 2*time.Second, l, mutate, prices, m)
 	return &env{pipe: p, cap: c, ledger: l, dlPath: dlPath, metrics: m}
 }
 
-// pipeOn is a test pipeline shipping to c, on ledger l, with its own
-// dead-letter file (returned).
-func pipeOn(t *testing.T, c *capture, l *ledger.Ledger, mutate func(*Config), prices Pricer, m *metrics.Set) (*Pipeline, string) {
+// pipeOn is a test pipeline shipping to the Loki at url (each push given
+// timeout), on ledger l, with its own dead-letter file (returned).
+func pipeOn(t *testing.T, url string, timeout time.Duration, l *ledger.Ledger, mutate func(*Config), prices Pricer, m *metrics.Set) (*Pipeline, string) {
 	t.Helper()
 	lc := loki.DefaultConfig()
-	lc.URL = c.srv.URL
-	lc.Timeout = 2 * time.Second
+	lc.URL = url
+	lc.Timeout = timeout
 	client, err := loki.New(lc, nil)
 	require.NoError(t, err)
 	dl, err := deadletter.Open(deadletter.Config{Path: filepath.Join(t.TempDir(), "dl.jsonl"), Sync: true})
