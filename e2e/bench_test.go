@@ -16,7 +16,6 @@ import (
 	"github.com/golang/snappy"
 	"github.com/grafana/loki/pkg/push"
 
-	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
 )
@@ -64,7 +63,11 @@ func benchPlugin(b *testing.B, c *sample.Corpus) {
 	if err := c.WriteTo(root); err != nil {
 		b.Fatal(err)
 	}
-	chunks, lines, bytes := tailChunks(b, c, root, 2<<20)
+	data, lines, bytes := c.Chunks(root, 2<<20, time.Now().UTC())
+	chunks := make([]string, len(data))
+	for i, d := range data {
+		chunks[i] = writeBytes(b, d)
+	}
 	loki := newStandIn(b)
 	idle, _ := runPlugin(b, pluginScript(b, loki.url, root, nil))
 	var cpu hostCPU
@@ -89,35 +92,6 @@ func benchPlugin(b *testing.B, c *sample.Corpus) {
 	b.ReportMetric(float64(rt.mallocs)/n, "go-allocs/line")
 	b.ReportMetric(float64(rt.allocated)/n, "go-B/line")
 	b.ReportMetric(float64(rt.gcs)*1000/n, "gc/1000lines")
-}
-
-// tailChunks writes the corpus's complete lines as Fluent Bit chunks of at
-// most max bytes of records, files one after the other, and returns the
-// chunk files, the number of lines and their bytes.
-func tailChunks(b *testing.B, c *sample.Corpus, root string, max int) (files []string, lines, bytes int) {
-	at := time.Now().UTC()
-	var data []byte
-	flush := func() {
-		if len(data) > 0 {
-			files = append(files, writeBytes(b, data))
-			data = data[:0]
-		}
-	}
-	for _, f := range c.Files {
-		path := filepath.Join(root, filepath.FromSlash(f.Rel))
-		for _, l := range f.Lines {
-			ev := chunk.TailEvent(chunk.DefaultConfig(), at, path, l.Offset, []byte(l.Text))
-			next := chunk.AppendEvent(nil, ev, chunk.FormatV2)
-			if len(data)+len(next) > max {
-				flush()
-			}
-			data = append(data, next...)
-			lines++
-			bytes += len(l.Text)
-		}
-	}
-	flush()
-	return files, lines, bytes
 }
 
 // pluginScript is a host script that starts an instance shipping to url

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/sample"
 )
 
@@ -36,7 +35,7 @@ func BenchmarkInstanceFlush(b *testing.B) {
 	if err := c.WriteTo(root); err != nil {
 		b.Fatal(err)
 	}
-	chunks, lines := benchChunks(c, root, 2<<20)
+	chunks, lines, _ := c.Chunks(root, 2<<20, time.Now().UTC())
 	dir := b.TempDir()
 	settings := map[string]string{"loki_url": srv.URL, "ledger_path": filepath.Join(dir, "ledger.db"),
 		"dead_letter_path": filepath.Join(dir, "dl.jsonl"), "metrics_address": "off", "log_level": "error",
@@ -67,23 +66,4 @@ func BenchmarkInstanceFlush(b *testing.B) {
 		ship()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lines), "ns/line")
-}
-
-// benchChunks is the corpus's lines as Fluent Bit chunks of at most max
-// bytes of records, files one after the other, and the number of lines.
-func benchChunks(c *sample.Corpus, root string, max int) (chunks [][]byte, lines int) {
-	at := time.Now().UTC()
-	var data []byte
-	for _, f := range c.Files {
-		path := filepath.Join(root, f.Rel)
-		for _, l := range f.Lines {
-			next := chunk.AppendEvent(nil, chunk.TailEvent(chunk.DefaultConfig(), at, path, l.Offset, []byte(l.Text)), chunk.FormatV2)
-			if len(data)+len(next) > max {
-				chunks, data = append(chunks, data), nil
-			}
-			data = append(data, next...)
-			lines++
-		}
-	}
-	return append(chunks, data), lines
 }
