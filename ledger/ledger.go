@@ -42,7 +42,7 @@ type core struct {
 
 	billsPruned atomic.Int64 // when this process last forgot old claims (unix ns)
 
-	locks [lockStripes]stripeLock // the file locks' stripes, see lock.go
+	locks *stripeLocks // the file locks, see lock.go
 
 	qmu     sync.Mutex  // guards pending
 	pending []*writeReq // write calls waiting for a transaction, see batch.go
@@ -123,10 +123,7 @@ func openCore(cfg Config) (*core, error) {
 		db.Close()
 		return nil, err
 	}
-	c := &core{path: cfg.Path, db: db, stmts: stmts, wsem: make(chan struct{}, 1), refs: 1}
-	for i := range c.locks {
-		c.locks[i].sem = make(chan struct{}, 1)
-	}
+	c := &core{path: cfg.Path, db: db, stmts: stmts, wsem: make(chan struct{}, 1), refs: 1, locks: newStripeLocks()}
 	return c, nil
 }
 
@@ -190,7 +187,7 @@ func (l *Ledger) Close() error {
 	}
 	delete(registry.cores, l.c.key)
 	closeStmts(l.c.stmts[:])
-	l.c.closeLocks()
+	l.c.locks.close()
 	return wrap("close", l.c.path, l.c.db.Close())
 }
 

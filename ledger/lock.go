@@ -3,20 +3,18 @@ package ledger
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
-	"syscall"
+	"sync"
 	"time"
 )
 
 // lockPoll is how often a held file lock is tried again.
 const lockPoll = 20 * time.Millisecond
 
-// lockStripes bounds the lock files: a path's lock is one of this many,
-// chosen by a hash of the path, so a node that saw millions of journals
-// keeps 256 small files. Two journals sharing a stripe only wait for each
+// lockStripes bounds the locks: a path's lock is one of this many, chosen
+// by a hash of the path, so a node that saw millions of journals keeps
+// one small lock file. Two journals sharing a stripe only wait for each
 // other.
 const lockStripes = 256
 
@@ -29,30 +27,33 @@ type heldKey struct{}
 // rest and records it, so two shippers never send the same byte range at
 // the same time. It waits until the lock is free or ctx ends.
 //
-// The lock is an flock on one of lockStripes files in <ledger>.locks/,
-// chosen by a hash of the path, so it is released when its holder dies.
-// Within a process a stripe is also a semaphore, and its file stays open
-// (one open per stripe and process, not one per flush and journal); after
-// each flock the file is checked to still be the one its name gives, so a
-// locks directory deleted or replaced under a running process cannot
-// leave it locking a file no one else sees. The returned context records
-// the lock: LockFile with it (a nested call of the same caller, e.g. the
-// finalizer shipping through the pipeline) returns at once. A caller
-// taking several locks takes them in LockOrder, so two callers never wait
-// for each other in a circle. unlock releases it; it must be called once.
+// The lock is one byte of the lock file <ledger>.lock, the byte of the
+// path's stripe (a hash of the path), locked with an open file
+// description lock (lock_linux.go), so it is released when its holder
+// dies. The file stays open for the process's life: taking a lock costs
+// no open and creates no file. Within a process a stripe is also a
+// semaphore. After each lock the file is checked to still be the one its
+// name gives, so a lock file deleted or replaced under a running process
+// cannot leave it locking a file no one else sees. The returned context
+// records the lock: LockFile with it (a nested call of the same caller,
+// e.g. the finalizer shipping through the pipeline) returns at once. A
+// caller taking several locks takes them in LockOrder, so two callers
+// never wait for each other in a circle. unlock releases it; it must be
+// called once.
 func (l *Ledger) LockFile(ctx context.Context, path string) (context.Context, func(), error) {
 	stripe := LockOrder(path)
 	if held, _ := ctx.Value(heldKey{}).(map[int]bool); held[stripe] {
 		return ctx, func() {}, nil
 	}
-	s := &l.c.locks[stripe]
+	sem := l.c.locks.sems[stripe]
 	select {
-	case s.sem <- struct{}{}:
+	case sem <- struct{}{}:
 	case <-ctx.Done():
 		return ctx, nil, &Error{Op: "lock", Path: path, Kind: ErrCanceled, Err: ctx.Err()}
 	}
-	if err := l.flockStripe(ctx, s, stripe); err != nil {
-		<-s.sem
+	f, err := l.c.locks.lock(ctx, l.c.path+".lock", stripe)
+	if err != nil {
+		<-sem
 		err.Path = path
 		return ctx, nil, err
 	}
@@ -63,54 +64,97 @@ func (l *Ledger) LockFile(ctx context.Context, path string) (context.Context, fu
 	}
 	next[stripe] = true
 	unlock := func() {
-		_ = syscall.Flock(int(s.f.Fd()), syscall.LOCK_UN)
-		<-s.sem
+		_ = unlockByte(f, stripe)
+		<-sem
 	}
 	return context.WithValue(ctx, heldKey{}, next), unlock, nil
 }
 
-// stripeLock is one lock stripe of a process: sem is held by the
-// goroutine holding the stripe, f is the stripe's lock file (nil until
-// first used), only touched by that goroutine.
-type stripeLock struct {
-	sem chan struct{}
-	f   *os.File
+// stripeLocks are a process's file locks: a semaphore per stripe, held by
+// the goroutine holding the stripe, and the lock file, opened once. A
+// lock file replaced under the process is opened again; the old one stays
+// open until close, because other stripes may still be locked on it.
+type stripeLocks struct {
+	sems [lockStripes]chan struct{}
+	mu   sync.Mutex
+	f    *os.File   // the lock file the name gave when last checked
+	old  []*os.File // lock files since replaced
 }
 
-// flockStripe takes the flock of stripe s (whose sem the caller holds) on
-// the file its name gives now.
-func (l *Ledger) flockStripe(ctx context.Context, s *stripeLock, stripe int) *Error {
-	name := filepath.Join(l.c.path+".locks", strconv.Itoa(stripe)+".lock")
+func newStripeLocks() *stripeLocks {
+	s := &stripeLocks{}
+	for i := range s.sems {
+		s.sems[i] = make(chan struct{}, 1)
+	}
+	return s
+}
+
+// lock takes byte stripe of the lock file name gives now (the caller
+// holds the stripe's semaphore) and returns the open file it is locked
+// on.
+func (s *stripeLocks) lock(ctx context.Context, name string, stripe int) (*os.File, *Error) {
 	for {
-		if s.f == nil {
-			f, err := openLock(name)
-			if err != nil {
-				return &Error{Op: "lock", Kind: ErrUnusable, Err: err}
-			}
-			s.f = f
+		f, err := s.file(name)
+		if err != nil {
+			return nil, &Error{Op: "lock", Kind: ErrUnusable, Err: err}
 		}
-		if err := flockWait(ctx, s.f); err != nil {
-			return err
+		if err := lockWait(ctx, f, stripe); err != nil {
+			return nil, err
 		}
-		if sameFile(s.f, name) {
-			return nil
+		if sameFile(f, name) {
+			return f, nil
 		}
-		_ = syscall.Flock(int(s.f.Fd()), syscall.LOCK_UN)
-		s.f.Close()
+		_ = unlockByte(f, stripe)
+		s.replaced(f)
+	}
+}
+
+// file returns the open lock file, opening (creating) it when needed.
+func (s *stripeLocks) file(name string) (*os.File, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		f, err := openLock(name)
+		if err != nil {
+			return nil, err
+		}
+		s.f = f
+	}
+	return s.f, nil
+}
+
+// replaced sets f aside: its name now gives another file (or none).
+func (s *stripeLocks) replaced(f *os.File) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == f {
+		s.old = append(s.old, f)
 		s.f = nil
 	}
 }
 
-// flockWait takes f's exclusive flock, polling until it is free or ctx
-// ends.
-func flockWait(ctx context.Context, f *os.File) *Error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return nil
+// close closes the lock files (the core is closing: no one holds a
+// stripe).
+func (s *stripeLocks) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range append(s.old, s.f) {
+		if f != nil {
+			f.Close()
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+	}
+	s.f, s.old = nil, nil
+}
+
+// lockWait locks byte stripe of f, polling until it is free or ctx ends.
+func lockWait(ctx context.Context, f *os.File, stripe int) *Error {
+	for {
+		free, err := tryLockByte(f, stripe)
+		if err != nil {
 			return &Error{Op: "lock", Kind: ErrIO, Err: err}
+		}
+		if free {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -137,21 +181,10 @@ func LockOrder(path string) int {
 	return int(sum[0]) % lockStripes
 }
 
-// openLock opens (creating) a stripe's lock file name, and its directory.
+// openLock opens (creating) the lock file name, and its directory.
 func openLock(name string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(name), 0o750); err != nil {
 		return nil, err
 	}
 	return os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o640)
-}
-
-// closeLocks closes the stripes' lock files (the core is closing: no one
-// holds a stripe).
-func (c *core) closeLocks() {
-	for i := range c.locks {
-		if f := c.locks[i].f; f != nil {
-			f.Close()
-			c.locks[i].f = nil
-		}
-	}
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,16 +15,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// otherProcess takes the flock of path's stripe file the way another
-// process does (its own open file description), and returns its release.
+// otherProcess takes the lock of path's stripe the way another process
+// does (its own open of the lock file), and returns its release.
 func otherProcess(t *testing.T, l *Ledger, path string) func() {
 	t.Helper()
-	name := filepath.Join(l.Path()+".locks", strconv.Itoa(LockOrder(path))+".lock")
-	f, err := openLock(name)
+	f, err := openLock(l.Path() + ".lock")
 	require.NoError(t, err)
-	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	free, err := tryLockByte(f, LockOrder(path))
+	require.NoError(t, err)
+	require.True(t, free, "the stripe is free")
 	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = unlockByte(f, LockOrder(path))
 		f.Close()
 	}
 }
@@ -76,16 +77,15 @@ func TestLockFileWaitsForAnotherProcess(t *testing.T) {
 	unlock()
 }
 
-// TestLockFileFollowsAReplacedLockDirectory: the locks directory is
-// deleted under a running process; another process then locks the new
-// stripe file. The first process must wait for it, not lock the deleted
-// file it kept open.
-func TestLockFileFollowsAReplacedLockDirectory(t *testing.T) {
+// TestLockFileFollowsAReplacedLockFile: the lock file is deleted under a
+// running process; another process then locks the new one. The first
+// process must wait for it, not lock the deleted file it kept open.
+func TestLockFileFollowsAReplacedLockFile(t *testing.T) {
 	l := openTest(t)
 	_, unlock, err := l.LockFile(context.Background(), "/j/a.jsonl")
 	require.NoError(t, err)
 	unlock()
-	require.NoError(t, os.RemoveAll(l.Path()+".locks"))
+	require.NoError(t, os.Remove(l.Path()+".lock"))
 	release := otherProcess(t, l, "/j/a.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -120,4 +120,64 @@ func TestLockFileNested(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a nested lock waited for itself")
 	}
+}
+
+// TestLockFileStripesAreIndependent: another process holding one stripe
+// does not keep this process from locking another, and this process's
+// goroutines hold two stripes at once, each released on its own.
+func TestLockFileStripesAreIndependent(t *testing.T) {
+	l := openTest(t)
+	a := "/j/a.jsonl"
+	b := otherStripe(t, a)
+	c := otherStripe(t, a, b)
+	release := otherProcess(t, l, a)
+	defer release()
+	_, unlockB, err := l.LockFile(context.Background(), b)
+	require.NoError(t, err, "another stripe is free")
+	_, unlockC, err := l.LockFile(context.Background(), c)
+	require.NoError(t, err)
+	unlockB()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	f, err := openLock(l.Path() + ".lock")
+	require.NoError(t, err)
+	defer f.Close()
+	free, err := tryLockByte(f, LockOrder(c))
+	require.NoError(t, err)
+	assert.False(t, free, "the stripe still held by this process excludes another")
+	free, err = tryLockByte(f, LockOrder(b))
+	require.NoError(t, err)
+	assert.True(t, free, "the stripe released is free for another process")
+	require.NoError(t, unlockByte(f, LockOrder(b)))
+	unlockC()
+	_, leaked, err := l.LockFile(ctx, a)
+	if !assert.ErrorIs(t, err, ErrCanceled, "the other process's stripe") && err == nil {
+		leaked()
+	}
+}
+
+// TestLockFileIsOneFile: a thousand journals lock through one lock file.
+func TestLockFileIsOneFile(t *testing.T) {
+	l := openTest(t)
+	for i := range 1000 {
+		_, unlock, err := l.LockFile(context.Background(), "/j/"+strconv.Itoa(i)+".jsonl")
+		require.NoError(t, err)
+		unlock()
+	}
+	matches, err := filepath.Glob(l.Path() + ".lock*")
+	require.NoError(t, err)
+	assert.Equal(t, []string{l.Path() + ".lock"}, matches)
+}
+
+// otherStripe returns a journal path whose stripe is none of paths'.
+func otherStripe(t *testing.T, paths ...string) string {
+	t.Helper()
+	for i := range 100000 {
+		p := "/j/other-" + strconv.Itoa(i) + ".jsonl"
+		if !slices.ContainsFunc(paths, func(q string) bool { return LockOrder(q) == LockOrder(p) }) {
+			return p
+		}
+	}
+	t.Fatal("no path found")
+	return ""
 }
