@@ -92,6 +92,7 @@ type Pipeline struct {
 	models   *interner // model names
 	ids      *interner // session and agent ids
 	reader   *journalfile.Reader
+	checker  *journalfile.Checker // the files' identities, read once
 	works    workPool
 	labelSet *labelSets
 	formats  *registry.Registry
@@ -124,7 +125,8 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	}
 	p := &Pipeline{cfg: cfg, deps: deps, files: newFileCache(cfg.FileCacheSize),
 		models: &interner{m: map[string]string{}},
-		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg}
+		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg,
+		checker: journalfile.NewChecker()}
 	p.labelSet = newLabelSets(cfg)
 	p.behind = newBehind(cfg.MaxBehind, deps.Ledger)
 	p.bills = newBills(deps.Ledger)
