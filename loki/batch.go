@@ -34,6 +34,7 @@ type Batch struct {
 	n       int            // number of entries
 	sorted  []Label        // scratch: the label set being added, sorted
 	key     []byte         // scratch: its canonical string
+	tenant  string         // scratch: its TenantLabel's value
 	// bySlice remembers the stream of each label slice added: callers that
 	// pass the same (unchanged) slice again skip sorting and keying.
 	bySlice map[*Label]sliceStream
@@ -44,6 +45,8 @@ type Batch struct {
 // stream is one label set and its entries, in the order they were added.
 type stream struct {
 	key     string // canonical labels string, sent as push.Stream.Labels
+	tenant  string // the stream's tenant (TenantLabel); "" for Config.TenantID
+	id      string // key, then NUL and tenant when there is one: its index key
 	labels  []Label
 	entries []push.Entry
 	refs    []int
@@ -123,6 +126,9 @@ func (b *Batch) streamOf(labels []Label, ref int) (int, error) {
 		return 0, err
 	}
 	b.key = appendLabelsString(b.key[:0], b.sorted)
+	if b.tenant != "" {
+		b.key = append(append(b.key, 0), b.tenant...) // cut off in newStream
+	}
 	i, ok := b.index[string(b.key)]
 	if !ok {
 		i = b.newStream()
@@ -142,8 +148,15 @@ type sliceStream struct{ n, i int }
 // sortLabels copies labels without empty values into b.sorted, sorted, and
 // checks them.
 func (b *Batch) sortLabels(labels []Label, ref int) error {
-	b.sorted = b.sorted[:0]
+	b.sorted, b.tenant = b.sorted[:0], ""
 	for i, l := range labels {
+		if l.Name == TenantLabel {
+			if msg := TenantProblem(l.Value); msg != "" {
+				return &InputError{Ref: ref, Field: "labels[" + itoa(i) + "].value", Msg: msg}
+			}
+			b.tenant = l.Value
+			continue
+		}
 		if field, msg := checkStreamLabel(l); msg != "" {
 			return &InputError{Ref: ref, Field: "labels[" + itoa(i) + "]." + field, Msg: msg}
 		}
@@ -191,10 +204,13 @@ func (b *Batch) newStream() int {
 		b.streams = append(b.streams, stream{})
 	}
 	s := &b.streams[i]
-	if s.key != string(b.key) {
-		s.key = string(b.key)
+	if s.id != string(b.key) {
+		s.id, s.key, s.tenant = string(b.key), string(b.key), b.tenant
+		if b.tenant != "" {
+			s.key = s.id[:len(s.id)-len(b.tenant)-1]
+		}
 		s.labels = append(s.labels[:0], b.sorted...)
 	}
-	b.index[s.key] = i
+	b.index[s.id] = i
 	return i
 }

@@ -119,7 +119,7 @@ func (c *Client) pushLimit(ctx context.Context, b *Batch, limit, depth int) (Res
 		if err != nil {
 			return res.unsettle(b, reqs[k:]), err
 		}
-		status, answer, complete, err := c.post(ctx, body)
+		status, answer, complete, err := c.post(ctx, body, r.tenant)
 		if err != nil {
 			c.m.requests.WithLabelValues(causeOf(err)).Inc()
 			return res.unsettle(b, reqs[k:]), err

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/grafana/loki/pkg/push"
 	"github.com/klauspost/compress/s2"
@@ -14,7 +15,10 @@ import (
 type segment struct{ s, lo, hi, size int }
 
 // request is segs[first:end] of the plan, size bytes of protobuf.
-type request struct{ first, end, size, entries int }
+type request struct {
+	first, end, size, entries int
+	tenant                    string // of every stream of the request
+}
 
 // encoder holds the buffers reused from one push to the next.
 type encoder struct {
@@ -42,11 +46,12 @@ func (b *Batch) plan(limit int, multi bool) []request {
 	cur := request{}
 	for si := range b.streams {
 		s := &b.streams[si]
-		if !multi && cur.entries > 0 {
+		if (!multi || s.tenant != cur.tenant) && cur.entries > 0 {
 			cur.end = len(e.segs)
 			e.reqs = append(e.reqs, cur)
 			cur = request{first: len(e.segs)}
 		}
+		cur.tenant = s.tenant
 		head := field(len(s.key))
 		lo, segSize := 0, head
 		for ei := range s.entries {
@@ -59,7 +64,7 @@ func (b *Batch) plan(limit int, multi bool) []request {
 				}
 				cur.end = len(e.segs)
 				e.reqs = append(e.reqs, cur)
-				cur = request{first: len(e.segs)}
+				cur = request{first: len(e.segs), tenant: s.tenant}
 				lo, segSize = ei, head
 			}
 			segSize += ec
@@ -166,6 +171,10 @@ func (b *Batch) copyEntry(s *stream, i int) {
 	for j, l := range e.StructuredMetadata {
 		md[j] = Label(l)
 	}
+	labels := s.labels
+	if s.tenant != "" {
+		labels = append(slices.Clip(labels), Label{Name: TenantLabel, Value: s.tenant})
+	}
 	// The labels and entry were accepted by Add before: no error.
-	_ = b.Add(s.labels, Entry{Timestamp: e.Timestamp, Line: e.Line, Metadata: md, Ref: s.refs[i]})
+	_ = b.Add(labels, Entry{Timestamp: e.Timestamp, Line: e.Line, Metadata: md, Ref: s.refs[i]})
 }

@@ -170,3 +170,37 @@ func parseQuoted(s string) (string, string, bool) {
 	}
 	return v, s[len(q):], true
 }
+
+// TenantLabel is the label that carries a stream's tenant, as Promtail's
+// __tenant_id__ does: it is never sent as a label, and every request
+// holds streams of one tenant, sent as its X-Scope-OrgID. A stream
+// without it goes to Config.TenantID.
+const TenantLabel = "__tenant_id__"
+
+// TenantProblem returns why Loki would refuse tenant as a tenant ID (its
+// X-Scope-OrgID rules, dskit's tenant.ValidTenantID), or "": at most 150
+// characters from [a-zA-Z0-9!-_.*'()], not "." or "..".
+func TenantProblem(tenant string) string {
+	switch {
+	case tenant == "":
+		return "empty tenant"
+	case len(tenant) > 150:
+		return "tenant longer than 150 characters"
+	case tenant == "." || tenant == "..":
+		return "tenant " + quote(tenant) + " is not allowed"
+	}
+	for _, r := range tenant {
+		if !tenantRune(r) {
+			return "tenant " + quote(tenant) + " holds " + quote(string(r)) + ": only a-z, A-Z, 0-9 and !-_.*'() are allowed"
+		}
+	}
+	return ""
+}
+
+func tenantRune(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return true
+	}
+	return r < 128 && strings.ContainsRune("!-_.*'()", r)
+}

@@ -14,18 +14,19 @@ import (
 // post sends one compressed request and returns Loki's status and answer
 // (complete is false when the answer was longer than maxAnswerBytes). After a
 // 401/403 with a bearer token file whose token changed, it sends the request
-// once more with the new token.
-func (c *Client) post(ctx context.Context, body []byte) (status int, answer string, complete bool, err error) {
-	status, answer, complete, err = c.do(ctx, http.MethodPost, c.pushURL, body)
+// once more with the new token. tenant, when not "", is the request's
+// X-Scope-OrgID instead of Config.TenantID.
+func (c *Client) post(ctx context.Context, body []byte, tenant string) (status int, answer string, complete bool, err error) {
+	status, answer, complete, err = c.do(ctx, http.MethodPost, c.pushURL, body, tenant)
 	if err == nil && (status == http.StatusUnauthorized || status == http.StatusForbidden) && c.auth.refresh() {
-		status, answer, complete, err = c.do(ctx, http.MethodPost, c.pushURL, body)
+		status, answer, complete, err = c.do(ctx, http.MethodPost, c.pushURL, body, tenant)
 	}
 	return status, answer, complete, err
 }
 
 // do performs one HTTP request within Config.Timeout. Transport failures are
 // returned as *RetryableError.
-func (c *Client) do(ctx context.Context, method, url string, body []byte) (int, string, bool, error) {
+func (c *Client) do(ctx context.Context, method, url string, body []byte, tenant string) (int, string, bool, error) {
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	var rd *guardedReader
@@ -39,7 +40,7 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte) (int, 
 	if err != nil {
 		return 0, "", false, err
 	}
-	if err := c.setHeaders(req, body != nil); err != nil {
+	if err := c.setHeaders(req, body != nil, tenant); err != nil {
 		return 0, "", false, err
 	}
 	req.ContentLength = int64(len(body))
@@ -66,14 +67,18 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte) (int, 
 }
 
 // setHeaders sets the configured, identity and authentication headers, and
-// the content type of a push.
-func (c *Client) setHeaders(req *http.Request, isPush bool) error {
+// the content type of a push. tenant, when not "", replaces
+// Config.TenantID.
+func (c *Client) setHeaders(req *http.Request, isPush bool, tenant string) error {
 	for k, v := range c.cfg.Headers {
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("User-Agent", c.cfg.UserAgent)
-	if c.cfg.TenantID != "" {
-		req.Header.Set("X-Scope-OrgID", c.cfg.TenantID)
+	if tenant == "" {
+		tenant = c.cfg.TenantID
+	}
+	if tenant != "" {
+		req.Header.Set("X-Scope-OrgID", tenant)
 	}
 	auth, err := c.auth.header()
 	if err != nil {
@@ -105,7 +110,7 @@ func transportError(parent context.Context, err error) *RetryableError {
 
 // Ready asks Loki's /ready endpoint; nil means Loki is ready to take pushes.
 func (c *Client) Ready(ctx context.Context) error {
-	status, answer, _, err := c.do(ctx, http.MethodGet, c.cfg.readyURL(), nil)
+	status, answer, _, err := c.do(ctx, http.MethodGet, c.cfg.readyURL(), nil, "")
 	if err != nil {
 		return err
 	}
