@@ -154,8 +154,7 @@ func (i *Instance) open(cfg config) error {
 		return err
 	}
 	if i.prices != nil {
-		tenant := cfg.pipeline.Tenant
-		i.prices.OnLoad(func(t *pricing.Table) { i.pipe.PresetCost(t.ModelsFor(tenant)) })
+		i.prices.OnLoad(func(t *pricing.Table) { i.pipe.PresetCost(t.ModelsFor) })
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pipeline"
 	"github.com/journalship/journalship/pricing"
+	"github.com/journalship/journalship/tenant"
 )
 
 // Setting documents one plugin property. The README's settings table is
@@ -28,7 +29,10 @@ type Setting struct {
 // Settings lists every property of `[OUTPUT] Name journalship`.
 var Settings = []Setting{
 	{"Loki_URL", "http://127.0.0.1:3100", "Loki's base URL; pushes go to <URL>/loki/api/v1/push."},
-	{"Tenant_ID", "", "Sent as X-Scope-OrgID (multi-tenant Loki)."},
+	{"Tenant_ID", "", "Sent as X-Scope-OrgID (multi-tenant Loki): every journal's tenant, unless the tenant follows the path (Tenant_Roots, Tenant_Path_Pattern)."},
+	{"Tenant_Roots", "", "A tenant per directory: tenant=/dir:/dir2,tenant2=/dir3. A journal goes to the tenant of the deepest root holding it."},
+	{"Tenant_Path_Pattern", "", "Regular expression on a journal's path whose group (?P<tenant>...) names its tenant, for journals under no Tenant_Roots root."},
+	{"Tenant_Fallback", "", "Tenant of journals no tenant rule places; empty: their lines are dead-lettered (reason no_tenant), never sent to another tenant."},
 	{"HTTP_User", "", "Basic-auth user."},
 	{"HTTP_Passwd", "", "Basic-auth password."},
 	{"HTTP_Passwd_File", "", "File holding the basic-auth password (instead of HTTP_Passwd)."},
@@ -107,7 +111,7 @@ func parseConfig(get Getter) (config, error) {
 	p.str("Price_File", &c.pricing.Path)
 	c.pricingOff = strings.EqualFold(c.pricing.Path, "none")
 	p.duration("Price_Reload_Interval", &c.pricing.ReloadInterval)
-	c.pipeline.Tenant = c.loki.TenantID
+	c.pipeline.Tenants.Default = c.loki.TenantID
 	c.loki.MaxBehind = c.pipeline.MaxBehind
 	c.logLevel = p.level("Log_Level")
 	if p.err != nil {
@@ -192,6 +196,13 @@ func (p *parser) pipelineSettings(c *pipeline.Config) {
 		p.fail("Format_Roots", err)
 		c.Formats.Roots = roots
 	}
+	if s := p.get("Tenant_Roots"); s != "" {
+		roots, err := tenant.ParseRoots(s)
+		p.fail("Tenant_Roots", err)
+		c.Tenants.Roots = roots
+	}
+	p.str("Tenant_Path_Pattern", &c.Tenants.Pattern)
+	p.str("Tenant_Fallback", &c.Tenants.Fallback)
 	p.versions("Known_Schema_Versions", &c.Cortex.KnownSchemaVersions)
 	p.size("Max_Line_Bytes", &c.MaxLineBytes)
 	if s := p.get("Old_Entries"); s != "" {

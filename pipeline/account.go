@@ -18,9 +18,12 @@ type tally struct {
 	received    int64
 	shipped     int64
 	missing     int64
-	tokens      map[string][4]int64 // in, out, cache read, cache write
-	costs       map[string]float64  // USD by price table entry
+	tokens      map[tenantModel][4]int64 // in, out, cache read, cache write
+	costs       map[tenantModel]float64  // USD by price table entry
 }
+
+// tenantModel keys the token and cost tallies.
+type tenantModel struct{ tenant, model string }
 
 const undecodable = 3
 
@@ -31,7 +34,7 @@ func (t *tally) reset() {
 	clear(t.tokens)
 	clear(t.costs)
 	if t.deadLetters == nil {
-		t.deadLetters, t.tokens, t.costs, t.notes = map[string]int{}, map[string][4]int64{}, map[string]float64{}, map[string]int{}
+		t.deadLetters, t.tokens, t.costs, t.notes = map[string]int{}, map[tenantModel][4]int64{}, map[tenantModel]float64{}, map[string]int{}
 	}
 }
 
@@ -72,13 +75,14 @@ func (p *Pipeline) account(w *work) {
 		}
 		t.missing += it.missing
 		if it.usage.Has && it.model != "" {
-			v := t.tokens[it.model]
+			k := tenantModel{it.tenant, it.model}
+			v := t.tokens[k]
 			u := it.usage
-			t.tokens[it.model] = [4]int64{format.AddTokens(v[0], u.Input), format.AddTokens(v[1], u.Output),
+			t.tokens[k] = [4]int64{format.AddTokens(v[0], u.Input), format.AddTokens(v[1], u.Output),
 				format.AddTokens(v[2], u.CacheRead), format.AddTokens(v[3], u.CacheWrite)}
 		}
 		if it.costModel != "" {
-			t.costs[it.costModel] += it.cost
+			t.costs[tenantModel{it.tenant, it.costModel}] += it.cost
 		}
 	}
 	p.publish(w)
@@ -108,9 +112,8 @@ func (p *Pipeline) publish(w *work) {
 	for reason, n := range t.deadLetters {
 		m.LinesDeadLettered.WithLabelValues(reason).Add(float64(n))
 	}
-	tenant := p.tenantLabel()
-	for model, v := range t.tokens {
-		model := p.modelLabel.Value(model)
+	for k, v := range t.tokens {
+		model, tenant := p.modelLabel.Value(k.model), tenantLabel(k.tenant)
 		// Counts are never negative (formats read counts >= 0 and sums
 		// saturate): a counter's Add panics on a negative value.
 		m.Tokens.WithLabelValues(model, "prompt", tenant).Add(float64(max(v[0], 0)))
@@ -124,8 +127,8 @@ func (p *Pipeline) publish(w *work) {
 			m.Tokens.WithLabelValues(model, "cache_write", tenant).Add(float64(v[3]))
 		}
 	}
-	for model, usd := range t.costs {
-		m.CostUSD.WithLabelValues(p.modelLabel.Value(model), tenant).Add(usd)
+	for k, usd := range t.costs {
+		m.CostUSD.WithLabelValues(p.modelLabel.Value(k.model), tenantLabel(k.tenant)).Add(usd)
 	}
 	m.Bytes.WithLabelValues("received").Add(float64(t.received))
 	m.Bytes.WithLabelValues("shipped").Add(float64(t.shipped))
@@ -148,12 +151,13 @@ func (p *Pipeline) countRetry(err error) {
 	p.deps.Logger.Warnf("flush handed back for retry: %v", err)
 }
 
-// tenantLabel is the tenant label of the token and cost metrics.
-func (p *Pipeline) tenantLabel() string {
-	if p.cfg.Tenant == "" {
+// tenantLabel is the tenant label of the token and cost metrics: "default"
+// for lines sent without a tenant.
+func tenantLabel(tenant string) string {
+	if tenant == "" {
 		return "default"
 	}
-	return p.cfg.Tenant
+	return tenant
 }
 
 // RetryCauses are the cause label values of retries_total.
@@ -161,16 +165,29 @@ var RetryCauses = []string{loki.CauseRateLimited, loki.CauseServerError, loki.Ca
 	loki.CauseNetwork, loki.CauseTimeout, loki.CauseCanceled, loki.CauseAuth, loki.CauseNotFound,
 	loki.CauseUnexpected, loki.CauseRequestRefused, loki.CauseUnknown, "dead_letter", "ledger", causeClaimedElsewhere}
 
-// PresetCost creates the cost series of the given price table entries at
-// zero for this pipeline's tenant (the entries a reloaded table adds
-// included), so the first priced response shows in increase().
-func (p *Pipeline) PresetCost(models []string) {
+// PresetCost creates the cost series of the price table entries modelsFor
+// gives each tenant the configuration names (the entries a reloaded table
+// adds included) at zero, so the first priced response shows in
+// increase(). A tenant only a path pattern names gets its series when its
+// first response is counted.
+func (p *Pipeline) PresetCost(modelsFor func(tenant string) []string) {
 	if p.deps.Metrics == nil {
 		return
 	}
-	for _, m := range models {
-		p.deps.Metrics.CostUSD.WithLabelValues(m, p.tenantLabel())
+	for _, t := range p.Tenants() {
+		for _, m := range modelsFor(t) {
+			p.deps.Metrics.CostUSD.WithLabelValues(m, tenantLabel(t))
+		}
 	}
+}
+
+// Tenants lists the tenants the configuration names ("" when every
+// journal goes to one unnamed tenant).
+func (p *Pipeline) Tenants() []string {
+	if named := p.tenants.Named(); len(named) > 0 {
+		return named
+	}
+	return []string{""}
 }
 
 // presetMetrics creates every counter series the pipeline can touch at

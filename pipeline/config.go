@@ -9,6 +9,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"github.com/journalship/journalship/tenant"
 	"slices"
 	"strings"
 	"time"
@@ -57,9 +58,11 @@ type Config struct {
 	// older entries take OldEntries before they are sent. 0 turns the
 	// check off (Loki's refusals are then handled as they come).
 	MaxBehind time.Duration
-	// Tenant is the Loki tenant (Tenant_ID): it selects the price table's
-	// tenant overrides and is the tenant label of the cost metrics.
-	Tenant string
+	// Tenants says which Loki tenant each journal goes to (Tenant_ID,
+	// Tenant_Roots, Tenant_Path_Pattern, Tenant_Fallback). A journal's
+	// tenant also selects the price table's tenant overrides and is the
+	// tenant label of its token and cost metrics.
+	Tenants tenant.Config
 	// FileCacheSize bounds the per-file state kept in memory.
 	FileCacheSize int
 	// Now is the clock (tests set it).
@@ -86,7 +89,7 @@ func DefaultConfig() Config {
 
 // Validate checks every part.
 func (c Config) Validate() error {
-	errs := []error{c.Cortex.Validate(), c.formats().Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate()}
+	errs := []error{c.Cortex.Validate(), c.formats().Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate(), c.Tenants.Validate()}
 	if c.MaxLineBytes < 1024 {
 		errs = append(errs, fmt.Errorf("pipeline: max line bytes %d is below 1024", c.MaxLineBytes))
 	}

@@ -57,11 +57,11 @@ type labelSets struct {
 	static []loki.Label
 	node   string
 	mu     sync.Mutex
-	m      map[[4]string][]loki.Label
+	m      map[[5]string][]loki.Label
 }
 
 func newLabelSets(cfg Config) *labelSets {
-	ls := &labelSets{layout: cfg.Layout.Labels, node: cfg.Enrich.Node, m: map[[4]string][]loki.Label{}}
+	ls := &labelSets{layout: cfg.Layout.Labels, node: cfg.Enrich.Node, m: map[[5]string][]loki.Label{}}
 	for k, v := range cfg.Enrich.Static {
 		ls.static = append(ls.static, loki.Label{Name: k, Value: v})
 	}
@@ -74,8 +74,10 @@ func newLabelSets(cfg Config) *labelSets {
 	return ls
 }
 
-func (ls *labelSets) get(fmtName, eventType, integ, version string) []loki.Label {
-	key := [4]string{fmtName, eventType, integ, version}
+// get returns the labels of a stream; a tenant ("" for Config.Tenants'
+// default) is carried in loki.TenantLabel.
+func (ls *labelSets) get(tenant, fmtName, eventType, integ, version string) []loki.Label {
+	key := [5]string{tenant, fmtName, eventType, integ, version}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if l, ok := ls.m[key]; ok {
@@ -95,6 +97,9 @@ func (ls *labelSets) get(fmtName, eventType, integ, version string) []loki.Label
 		case KeyFormat:
 			l = append(l, loki.Label{Name: string(k), Value: fmtName})
 		}
+	}
+	if tenant != "" {
+		l = append(l, loki.Label{Name: loki.TenantLabel, Value: tenant})
 	}
 	ls.m[key] = l
 	return l
@@ -152,7 +157,12 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	if f.path.JobID != "" && len(ev.JobID) > 0 && string(ev.JobID) != f.path.JobID {
 		it.annots |= aJobIDMismatch
 	}
-	it.labels = p.labelSet.get(it.format, eventTypeValue(it), it.outcome.String(), p.versionValue(f))
+	if f.unplaced != "" {
+		p.withdraw(f, it)
+		w.deadLetter(i, dlNoTenant, f.unplaced)
+		return
+	}
+	it.labels = p.labelSet.get(f.tenant, it.format, eventTypeValue(it), it.outcome.String(), p.versionValue(f))
 	stamp, reason, outside := p.window(w, f, i)
 	if outside && p.cfg.OldEntries == DeadLetter {
 		p.withdraw(f, it) // it counts nothing: the response's next line ships it

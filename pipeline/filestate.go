@@ -28,6 +28,11 @@ type fileState struct {
 	seqRule integrity.SeqRule
 	seqUsed bool
 
+	// tenant is the file's Loki tenant; unplaced, when not "", says why
+	// it has none (its lines are dead-lettered).
+	tenant   string
+	unplaced string
+
 	agentID       string
 	sessionID     string
 	schemaVersion int64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/journalship/journalship/tenant"
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/deadletter"
@@ -93,6 +94,7 @@ type Pipeline struct {
 	ids      *interner // session and agent ids
 	reader   *journalfile.Reader
 	checker  *journalfile.Checker // the files' identities, read once
+	tenants  *tenant.Router
 	works    workPool
 	labelSet *labelSets
 	formats  *registry.Registry
@@ -123,15 +125,19 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	tenants, err := tenant.New(cfg.Tenants)
+	if err != nil {
+		return nil, err
+	}
 	p := &Pipeline{cfg: cfg, deps: deps, files: newFileCache(cfg.FileCacheSize),
 		models: &interner{m: map[string]string{}},
 		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg,
-		checker: journalfile.NewChecker()}
+		checker: journalfile.NewChecker(), tenants: tenants}
 	p.labelSet = newLabelSets(cfg)
 	p.behind = newBehind(cfg.MaxBehind, deps.Ledger)
 	p.bills = newBills(deps.Ledger)
 	p.counted = recent.NewCounts(countedMemory)
-	p.modelLabel = deps.Metrics.Models(knownModels(deps.Prices, cfg.Tenant), deps.Logger.Warnf)
+	p.modelLabel = deps.Metrics.Models(knownModels(deps.Prices, tenants.Named()), deps.Logger.Warnf)
 	p.presetMetrics()
 	p.works = make(workPool, idleWorks)
 	return p, nil

@@ -62,7 +62,7 @@ tenants:
 `))
 	require.NoError(t, err)
 	_, path, data := journalAt(t)
-	e := newEnvPriced(t, func(c *Config) { c.Tenant = "acme" }, tab)
+	e := newEnvPriced(t, func(c *Config) { c.Tenants.Default = "acme" }, tab)
 	_, err = e.pipe.Ship(context.Background(), tailRecords(path, data, testNow), "t")
 	require.NoError(t, err)
 	got := responses(e.cap.entries())

@@ -98,6 +98,7 @@ func (p *Pipeline) detect(f *fileState, path string, first *chunk.Record) {
 	// it must outlive the flush.
 	d := p.formats.Detect(strings.Clone(path), sniff)
 	f.setFormat(d)
+	p.placeFile(f, path)
 	if !f.path.Started.IsZero() {
 		f.sessionStart = f.path.Started.Format("2006-01-02T15:04:05Z07:00")
 	}
@@ -114,6 +115,17 @@ func (p *Pipeline) detect(f *fileState, path string, first *chunk.Record) {
 	var ev format.Event
 	f.format.NewJudge().Judge(line, f.st, &a, &ev)
 	p.learnSession(f, &ev)
+}
+
+// placeFile finds the file's tenant once. A file no rule places is
+// logged once; its lines go to the dead letters.
+func (p *Pipeline) placeFile(f *fileState, path string) {
+	t, err := p.tenants.Of(path)
+	f.tenant, f.unplaced = strings.Clone(t), "" // path may point into the chunk
+	if err != nil {
+		f.unplaced = err.Error()
+		p.deps.Logger.Warnf("file=%s: %v: its lines go to the dead letters (reason %s)", path, err, dlNoTenant.name)
+	}
 }
 
 // followState keeps an all-lines state in step with the file: when r does
@@ -144,7 +156,7 @@ func (p *Pipeline) followState(w *work, f *fileState, j format.Judge, path strin
 		}
 		// The run's cost so far, as judgeLine would have summed it; a line
 		// too long to ship counted nothing there.
-		it = item{}
+		it = item{tenant: f.tenant}
 		if ev.Role != format.RoleLLMRequest && len(ev.Model) > 0 && ev.Usage.Has && ev.Outcome == integrity.Valid {
 			it.model, it.usage = p.models.get(ev.Model), ev.Usage
 			p.price(&it)
@@ -237,7 +249,7 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev 
 	}
 	j.Judge(r.Line, f.st, w.arena, ev)
 	p.learnSession(f, ev)
-	it.outcome, it.eventType, it.format = ev.Outcome, ev.EventType, f.format.Name()
+	it.outcome, it.eventType, it.format, it.tenant = ev.Outcome, ev.EventType, f.format.Name(), f.tenant
 	it.seq, it.hasSeq = ev.Seq, ev.HasSeq
 	if ev.HasTime {
 		w.lastTS, w.tsEnd = ev.Time, endOf(r)
@@ -357,7 +369,7 @@ func (p *Pipeline) price(it *item) {
 	if p.deps.Prices == nil || it.model == "" {
 		return
 	}
-	pr, ok := p.deps.Prices.Lookup(p.cfg.Tenant, it.model)
+	pr, ok := p.deps.Prices.Lookup(it.tenant, it.model)
 	if !ok {
 		it.annots |= aPriceUnknown
 		return

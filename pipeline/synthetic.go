@@ -131,7 +131,8 @@ func (p *Pipeline) countSyntheticCost(entries []Synthetic) {
 	}
 	for i := range entries {
 		if e := &entries[i]; e.CostModel != "" && e.Cost > 0 && p.counted.Add(syntheticKey(e)) == 1 {
-			p.deps.Metrics.CostUSD.WithLabelValues(p.modelLabel.Value(e.CostModel), p.tenantLabel()).Add(e.Cost)
+			t, _ := p.tenants.Of(e.Path)
+			p.deps.Metrics.CostUSD.WithLabelValues(p.modelLabel.Value(e.CostModel), tenantLabel(t)).Add(e.Cost)
 		}
 	}
 }
@@ -192,7 +193,7 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Ent
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p.detect(f, e.Path, &chunk.Record{Offset: 1, HasOffset: true})
-	labels := p.labelSet.get(f.format.Name(), e.Kind, "synthetic", p.versionValue(f))
+	labels := p.labelSet.get(f.tenant, f.format.Name(), e.Kind, "synthetic", p.versionValue(f))
 	var md []loki.Label
 	add := func(k Key, v string) {
 		if v != "" && slices.Contains(p.cfg.Layout.Metadata, k) {

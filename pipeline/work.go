@@ -57,6 +57,7 @@ type item struct {
 	usage     format.Usage
 	cost      float64 // USD, when costModel is set
 	costModel string  // the price table entry the cost is attributed to
+	tenant    string  // the file's Loki tenant
 	// stated is the cost the line states itself (a run's own estimate),
 	// when hasStated; runCost is what journalship computed for the same
 	// run, the detail of cost_disagrees.
@@ -243,9 +244,10 @@ var (
 	dlOutsideWindow = dlClass{"pipeline", "outside_window"}   // Old_Entries dead_letter
 	dlUnencodable   = dlClass{"pipeline", "unencodable"}      // the entry cannot be put in a push request
 	dlLokiRejected  = dlClass{"loki", "loki_rejected"}        // Loki refused it for good (400)
+	dlNoTenant      = dlClass{"pipeline", "no_tenant"}        // no tenant rule places its file (Tenant_Fallback unset)
 )
 
 // DeadLetterReasons are the reason label values of lines_dead_lettered_total
 // that the pipeline uses.
 var DeadLetterReasons = []string{dlUndecodable.name, dlTooLong.name, dlOutsideWindow.name,
-	dlUnencodable.name, dlLokiRejected.name}
+	dlUnencodable.name, dlLokiRejected.name, dlNoTenant.name}

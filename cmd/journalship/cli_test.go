@@ -80,7 +80,7 @@ func TestSettingsListIsReadable(t *testing.T) {
 	code, out, _ := runCLI("settings")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "\nMetadata_Keys  --metadata-keys\n    Per-line values sent as structured metadata.\n    default: job_id,")
-	assert.Contains(t, out, "\nTenant_ID  --tenant-id\n    Sent as X-Scope-OrgID (multi-tenant Loki).\n    default: (none)\n")
+	assert.Contains(t, out, "\nTenant_Fallback  --tenant-fallback\n    Tenant of journals no tenant rule places; empty: their lines are dead-lettered (reason no_tenant), never sent to another tenant.\n    default: (none)\n")
 }
 
 // TestCheckConfig: the shipped configuration passes (its notes printed);

@@ -50,6 +50,10 @@ type Config struct {
 	// {"reject_old_samples": true, "reject_old_samples_max_age": "1h"}.
 	// Values must be JSON-encodable; they are written verbatim.
 	Limits map[string]any
+	// AuthEnabled runs Loki multi-tenant (auth_enabled: true): every push
+	// and query must name its tenant in X-Scope-OrgID, and sees only that
+	// tenant's data. Default false: one tenant, "fake".
+	AuthEnabled bool
 }
 
 // DefaultConfig returns the configuration Start uses for zero fields.

@@ -37,6 +37,7 @@ type lokiConfig struct {
 	httpPort int
 	grpcPort int
 	limits   map[string]any // overrides on top of DefaultLimits
+	auth     bool           // auth_enabled
 }
 
 // render returns the Loki configuration file. It is JSON, which Loki's YAML
@@ -45,7 +46,7 @@ func (c lokiConfig) render() ([]byte, error) {
 	limits := DefaultLimits()
 	maps.Copy(limits, c.limits)
 	doc := map[string]any{
-		"auth_enabled":     false,
+		"auth_enabled":     c.auth,
 		"target":           "all",
 		"server":           c.server(),
 		"common":           c.common(),

@@ -57,6 +57,6 @@ func (c Config) child() childproc.Config {
 
 // render returns the configuration and arguments for one start attempt.
 func (c Config) render(a childproc.Attempt) ([]byte, []string, error) {
-	body, err := lokiConfig{dir: a.Dir, httpPort: a.Ports[0], grpcPort: a.Ports[1], limits: c.Limits}.render()
+	body, err := lokiConfig{dir: a.Dir, httpPort: a.Ports[0], grpcPort: a.Ports[1], limits: c.Limits, auth: c.AuthEnabled}.render()
 	return body, []string{"-config.file=" + a.ConfigPath}, err
 }

@@ -1,0 +1,85 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/journalship/journalship/loki"
+	"github.com/journalship/journalship/pricing"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTenantFollowsTheJournal: one flush holds journals of two teams'
+// roots and one no rule places. Each team's entries carry its tenant
+// (never as a label Loki sees), are priced with its own table entries
+// and counted under its tenant label; the unplaced journal's lines are
+// dead-lettered with the reason, counted no_tenant, and cost nothing.
+func TestTenantFollowsTheJournal(t *testing.T) {
+	tab, err := pricing.Parse([]byte(`
+models:
+  gpt-4.1: {input_usd_per_million: 2, output_usd_per_million: 8}
+tenants:
+  team-a:
+    models:
+      gpt-4.1-a: {match: ["gpt-4.1"], input_usd_per_million: 1, output_usd_per_million: 4}
+`))
+	require.NoError(t, err)
+	data, err := os.ReadFile("testdata/journal.jsonl")
+	require.NoError(t, err)
+	root := t.TempDir()
+	var recs = tailRecords("", nil, testNow)
+	paths := map[string]string{}
+	for _, team := range []string{"team-a", "team-b", "elsewhere"} {
+		p := filepath.Join(root, team, goldenJob, "session_20261121T100000Z_agent-worker-1.jsonl")
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		paths[team] = p
+		recs = append(recs, tailRecords(p, data, testNow)...)
+	}
+	for i := range recs {
+		recs[i].Index = i
+	}
+	e := newEnvPriced(t, func(c *Config) {
+		c.Tenants.Roots = map[string][]string{"team-a": {filepath.Join(root, "team-a")}, "team-b": {filepath.Join(root, "team-b")}}
+	}, tab)
+	_, err = e.pipe.Ship(context.Background(), recs, "t")
+	require.NoError(t, err)
+
+	perFile := map[string]int{}
+	for _, got := range e.cap.entries() {
+		perFile[got.md["file"]]++
+		assert.NotContains(t, got.labels, loki.TenantLabel)
+		assert.NotEqual(t, paths["elsewhere"], got.md["file"], "an unplaced journal reaches no tenant")
+	}
+	lines := strings.Count(string(data), "\n")
+	assert.Equal(t, map[string]int{paths["team-a"]: lines, paths["team-b"]: lines}, perFile)
+
+	m := e.metrics
+	assert.InDelta(t, 0.00118, testutil.ToFloat64(m.CostUSD.WithLabelValues("gpt-4.1-a", "team-a")), 1e-12, "team-a's own price")
+	assert.InDelta(t, 0.00236, testutil.ToFloat64(m.CostUSD.WithLabelValues("gpt-4.1", "team-b")), 1e-12, "the table's price")
+	assert.Equal(t, 900.0, testutil.ToFloat64(m.Tokens.WithLabelValues("gpt-4.1", "prompt", "team-a")))
+	assert.Equal(t, 900.0, testutil.ToFloat64(m.Tokens.WithLabelValues("gpt-4.1", "prompt", "team-b")))
+	assert.Equal(t, float64(lines), testutil.ToFloat64(m.LinesDeadLettered.WithLabelValues("no_tenant")))
+	dl, err := os.ReadFile(e.dlPath)
+	require.NoError(t, err)
+	assert.Equal(t, lines, strings.Count(string(dl), "Tenant_Fallback is not set"))
+	assert.Equal(t, lines, strings.Count(string(dl), `"file":"`+paths["elsewhere"]+`"`))
+}
+
+// TestTenantLabelsSeparateStreams: the same label values of two tenants
+// are two streams, each sent with its tenant.
+func TestTenantLabelsSeparateStreams(t *testing.T) {
+	ls := newLabelSets(DefaultConfig())
+	a := ls.get("team-a", "cortex", "LLM_RESPONSE", "valid", "")
+	b := ls.get("team-b", "cortex", "LLM_RESPONSE", "valid", "")
+	none := ls.get("", "cortex", "LLM_RESPONSE", "valid", "")
+	assert.Contains(t, a, loki.Label{Name: loki.TenantLabel, Value: "team-a"})
+	assert.Contains(t, b, loki.Label{Name: loki.TenantLabel, Value: "team-b"})
+	assert.NotContains(t, none, loki.Label{Name: loki.TenantLabel, Value: ""})
+	assert.Len(t, none, len(a)-1)
+}
