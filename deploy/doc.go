@@ -5,11 +5,13 @@
 //   - fluent-bit.conf and its copies (deploy/daemonset, deploy/compose):
 //     every journalship setting shown, only keys Fluent Bit 5.1.1 knows,
 //     values the plugin's own parser accepts, copies equal but for the
-//     listen addresses, Loki_URL and Node_Name; every registered format's
-//     default layout (format.Format.Layouts, under its Format_Roots root;
-//     not the ones found by content alone) read by exactly one tail input
-//     of its own, routed to the journalship output, its side files
-//     (snapshots, sidecars) by none.
+//     listen addresses, Loki_URL, Node_Name and where the cluster's teams
+//     and compose's tenants are; every registered format's default layout
+//     (format.Format.Layouts, under each of its Format_Roots roots; not the
+//     ones found by content alone) read by exactly one tail input of its
+//     own, routed to the journalship output, its side files (snapshots,
+//     sidecars) by none; every tailed journal placed in its team's tenant
+//     (Tenant_Roots), none left to be dead-lettered for want of one.
 //   - Dockerfile (BuildKit's parser) and .dockerignore: pinned bases, the
 //     same build as make build, a CMD whose -e loads the plugin where the
 //     image puts it and whose -c runs the copied configuration, nothing the
@@ -18,7 +20,8 @@
 //     every manifest listed, every field known, every cross reference
 //     (volumes, ports, probes, ConfigMap keys, Service selector, metrics
 //     addresses, retention flags) consistent, least privilege; every
-//     format's journals mounted at the node's own path, read-only.
+//     format's journals of every team mounted at the node's own path,
+//     read-only; retention routing tenants as Fluent Bit does.
 //   - docker-compose.yml (compose-spec's loader), deploy/compose/loki.yaml
 //     (Loki's -verify-config) and prometheus.yml.
 package deploy

@@ -23,6 +23,7 @@ import (
 	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/retention"
+	"github.com/journalship/journalship/tenant"
 )
 
 // Every journal format's default layout, tailed by every shipped
@@ -124,13 +125,19 @@ func layoutExample(layout, root string) (string, error) {
 }
 
 // journalCases lists, for every registered format, each of its default
-// layouts under its root in the output's Format_Roots, with the problems
-// found on the way (a format without a root, a layout the test cannot
-// fill, an example its own format does not claim cleanly).
+// layouts under each of its roots in the output's Format_Roots (one, or one
+// per team), with the problems found on the way (a format without a root,
+// a root away from the layout's default outside a team's directory, a
+// layout the test cannot fill, an example its own format does not claim
+// cleanly).
 func journalCases(out flbSection) ([]journalCase, []string) {
 	var cases []journalCase
 	var bad []string
 	roots, err := registry.ParseRoots(setting(out, "Format_Roots"))
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	teams, err := tenant.ParseRoots(setting(out, "Tenant_Roots"))
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
@@ -141,27 +148,31 @@ func journalCases(out flbSection) ([]journalCase, []string) {
 			bad = append(bad, fmt.Sprintf("format %s: say in sideFiles which files its runtime keeps beside its journals", name))
 			continue
 		}
-		if len(roots[name]) != 1 {
-			bad = append(bad, fmt.Sprintf("format %s has %d roots in Format_Roots, want one: the root its tail input reads", name, len(roots[name])))
+		if len(roots[name]) == 0 {
+			bad = append(bad, fmt.Sprintf("format %s has no root in Format_Roots: the roots its tail input reads", name))
 			continue
 		}
-		root := roots[name][0]
-		for _, layout := range pathLayouts(f) {
-			if m := defaultRoot.FindStringSubmatch(layout); m != nil && m[1] != root {
-				bad = append(bad, fmt.Sprintf("format %s: root %s, but its layout's default is %s", name, root, m[1]))
+		for _, root := range roots[name] {
+			for _, layout := range pathLayouts(f) {
+				// A team's directory holds its runtimes wherever it is;
+				// elsewhere a runtime's journals are where it writes them
+				// by default.
+				if m := defaultRoot.FindStringSubmatch(layout); m != nil && m[1] != root && teamOf(teams, root) == "" {
+					bad = append(bad, fmt.Sprintf("format %s: root %s, but its layout's default is %s", name, root, m[1]))
+				}
+				journal, err := layoutExample(layout, root)
+				if err != nil {
+					bad = append(bad, fmt.Sprintf("format %s: %v", name, err))
+					continue
+				}
+				p, claimed := f.Claim(journal)
+				if !claimed || p.Problem != "" {
+					bad = append(bad, fmt.Sprintf("format %s: the example %s is not one of its journals (%s)", name, journal, p.Problem))
+					continue
+				}
+				_, reads := f.NewState(p).(format.SideFiles)
+				cases = append(cases, journalCase{format: f, layout: layout, root: root, journal: journal, side: side(root, journal), reads: reads})
 			}
-			journal, err := layoutExample(layout, root)
-			if err != nil {
-				bad = append(bad, fmt.Sprintf("format %s: %v", name, err))
-				continue
-			}
-			p, claimed := f.Claim(journal)
-			if !claimed || p.Problem != "" {
-				bad = append(bad, fmt.Sprintf("format %s: the example %s is not one of its journals (%s)", name, journal, p.Problem))
-				continue
-			}
-			_, reads := f.NewState(p).(format.SideFiles)
-			cases = append(cases, journalCase{format: f, layout: layout, root: root, journal: journal, side: side(root, journal), reads: reads})
 		}
 	}
 	return cases, bad
@@ -210,6 +221,18 @@ func globDir(patterns string) string {
 		}
 	}
 	return strings.Join(dirs, ",")
+}
+
+// globDirOf is the directory the pattern of a tail Path that matches file
+// starts from ("" when none matches): with a pattern per team, each
+// team's journals are found from its own directory.
+func globDirOf(patterns, file string) string {
+	for _, pattern := range strings.Split(patterns, ",") {
+		if globMatch(pattern, file) {
+			return globDir(pattern)
+		}
+	}
+	return ""
 }
 
 // tailedBy returns the tail inputs whose Path matches file.
@@ -281,7 +304,15 @@ func TestEveryFormatIsTailed(t *testing.T) {
 		c := loadFLB(t, p)
 		cases, bad := journalCases(c.only(t, "OUTPUT", "journalship"))
 		assert.Empty(t, bad, p)
-		assert.Len(t, cases, len(slices.Concat(mapLayouts(registry.All())...)), "%s: every layout under a root", p)
+		underRoot := map[string]bool{}
+		for _, jc := range cases {
+			underRoot[jc.format.Name()+" "+jc.layout] = true
+		}
+		for _, f := range registry.All() {
+			for _, layout := range pathLayouts(f) {
+				assert.True(t, underRoot[f.Name()+" "+layout], "%s: %s %s under a root", p, f.Name(), layout)
+			}
+		}
 		assert.Empty(t, tailProblems(c), p)
 	}
 	base := string(readFile(t, "fluent-bit.conf"))
@@ -311,14 +342,6 @@ func TestEveryFormatIsTailed(t *testing.T) {
 	}
 }
 
-func mapLayouts(fs []format.Format) [][]string {
-	var out [][]string
-	for _, f := range fs {
-		out = append(out, pathLayouts(f))
-	}
-	return out
-}
-
 // TestGlobMatch: the matcher the tests read tail's Path with behaves as
 // glob(3) where it matters here.
 func TestGlobMatch(t *testing.T) {
@@ -338,6 +361,8 @@ func TestGlobMatch(t *testing.T) {
 	assert.Equal(t, "/data/codelia/sessions", globDir("/data/codelia/sessions/[0-9][0-9][0-9][0-9]/*.jsonl"))
 	assert.Equal(t, "/d", globDir("/d/*/*.jsonl, /d/*/*/s/a-*.jsonl"), "patterns starting from one directory")
 	assert.Equal(t, "/d,/e/f", globDir("/d/*.jsonl,/e/f/*.jsonl"))
+	assert.Equal(t, "/e/f", globDirOf("/d/*.jsonl,/e/f/*.jsonl", "/e/f/x.jsonl"), "the pattern that reads the file")
+	assert.Empty(t, globDirOf("/d/*.jsonl", "/e/x.jsonl"))
 }
 
 // under tells whether p is dir or inside it.
@@ -388,7 +413,7 @@ func TestDaemonSetMountsEveryJournalRoot(t *testing.T) {
 		assert.True(t, m.ReadOnly, "%s: fluent-bit mounts %s read-only", jc, m.MountPath)
 		require.NotNil(t, hp.Type, jc.String())
 		assert.Equal(t, corev1.HostPathDirectoryOrCreate, *hp.Type, "%s: %s is created where missing", jc, hp.Path)
-		dir := globDir(value(inputFor(t, conf, jc), "Path"))
+		dir := globDirOf(value(inputFor(t, conf, jc), "Path"), jc.journal)
 		assert.Equal(t, hp.Path, dir, "%s: the tail Path starts from the hostPath itself, which exists", jc)
 		if jc.reads {
 			for _, sf := range jc.side {
@@ -453,7 +478,7 @@ func TestComposeMountsEveryJournalRoot(t *testing.T) {
 		assert.Equal(t, composetypes.VolumeTypeVolume, v.Type, "%s: a named volume", jc)
 		_, declared := p.Volumes[v.Source]
 		assert.True(t, declared, "%s: volume %s is declared", jc, v.Source)
-		assert.Equal(t, v.Target, globDir(value(inputFor(t, conf, jc), "Path")), "%s: the tail Path starts from the mount point, which exists", jc)
+		assert.Equal(t, v.Target, globDirOf(value(inputFor(t, conf, jc), "Path"), jc.journal), "%s: the tail Path starts from the mount point, which exists", jc)
 		if jc.reads {
 			for _, sf := range jc.side {
 				sv, ok := composeMount(flb, sf)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/journalship/journalship/format/cortex"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/retention"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -283,13 +285,26 @@ func TestDaemonSetVolumes(t *testing.T) {
 	price, _ := out.shown(priceFile)
 	assert.Equal(t, "prices.yaml", configKey(t, c, flb, price), "Price_File, once uncommented, finds the ConfigMap's table")
 
-	sessions, state := volume(t, c.ds, "sessions").HostPath, volume(t, c.ds, "state").HostPath
-	require.NotNil(t, sessions)
+	state := volume(t, c.ds, "state").HostPath
 	require.NotNil(t, state)
-	// The Cortex Plane journals; every format's roots, tailed and swept:
-	// TestDaemonSetMountsEveryJournalRoot.
-	assert.True(t, slices.ContainsFunc(ins, func(in flbSection) bool { return value(in, "Path") == sessions.Path+"/*/*.jsonl" }),
-		"a tail input reads %s/*/*.jsonl", sessions.Path)
+	// The Cortex Plane journals of every team; every format's roots,
+	// tailed and swept: TestDaemonSetMountsEveryJournalRoot.
+	roots, err := registry.ParseRoots(setting(out, "Format_Roots"))
+	require.NoError(t, err)
+	require.NotEmpty(t, roots[cortex.Name])
+	for _, root := range roots[cortex.Name] {
+		assert.True(t, slices.ContainsFunc(ins, func(in flbSection) bool {
+			return slices.Contains(strings.Split(value(in, "Path"), ","), root+"/*/*.jsonl")
+		}), "a tail input reads %s/*/*.jsonl", root)
+		for _, name := range []string{"fluent-bit", "retention"} {
+			m, hp, ok := nodeMount(c.ds, container(t, c.ds, name), root)
+			if assert.True(t, ok, "%s sees the journals of %s where the node has them", name, root) {
+				assert.Equal(t, root, hp.Path)
+				assert.Equal(t, name == "fluent-bit", m.ReadOnly, "%s: only retention deletes", name)
+			}
+		}
+		assert.Contains(t, retention.ParseRoots(flagArgs(container(t, c.ds, "retention").Args)["root"]), root)
+	}
 	onState := []string{value(svc, "storage.path"), setting(out, "Ledger_Path"), setting(out, "Dead_Letter_Path")}
 	for _, in := range ins {
 		onState = append(onState, value(in, "DB"))
@@ -298,14 +313,9 @@ func TestDaemonSetVolumes(t *testing.T) {
 		assert.True(t, strings.HasPrefix(p, state.Path+"/"), "%s is on the state hostPath %s", p, state.Path)
 	}
 	for _, name := range []string{"fluent-bit", "retention"} {
-		ctr := container(t, c.ds, name)
-		m, ok := mountOf(ctr, "sessions")
-		assert.True(t, ok && m.MountPath == sessions.Path, "%s sees the journals where the node has them", name)
-		assert.Equal(t, name == "fluent-bit", m.ReadOnly, "%s: only retention deletes", name)
-		m, ok = mountOf(ctr, "state")
+		m, ok := mountOf(container(t, c.ds, name), "state")
 		assert.True(t, ok && m.MountPath == state.Path && !m.ReadOnly, "%s shares the state", name)
 	}
-	assert.Contains(t, retention.ParseRoots(flagArgs(container(t, c.ds, "retention").Args)["root"]), sessions.Path)
 	auth := volume(t, c.ds, "loki-auth").Secret
 	require.NotNil(t, auth)
 	assert.True(t, *auth.Optional, "pods start without the Secret")

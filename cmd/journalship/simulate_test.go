@@ -24,6 +24,8 @@ import (
 	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/output"
+	"github.com/journalship/journalship/retention"
 )
 
 // fakeClock advances by step at every reading.
@@ -420,10 +422,14 @@ func readRepoFile(t *testing.T, rel string) []byte {
 
 // TestDeployedCommandLines: the retention and simulate command lines the
 // DaemonSet and docker compose run are accepted by the commands' own flag
-// parsers and configuration checks.
+// parsers and configuration checks (the plugin's settings, tenants
+// included, as the output checks them).
 func TestDeployedCommandLines(t *testing.T) {
 	cmds := deployedCommands(t)
 	require.Len(t, cmds, 3)
+	// The first root each retention sweeps: Cortex Plane's (team A's in
+	// the DaemonSet's example of two teams).
+	firstRoot := map[string]string{"daemonset retention": "/data/team-a/sessions", "compose retention": "/data/sessions"}
 	for where, args := range cmds {
 		require.NotEmpty(t, args, where)
 		switch args[0] {
@@ -434,10 +440,14 @@ func TestDeployedCommandLines(t *testing.T) {
 			require.NoError(t, fs.Parse(args[1:]), where)
 			assert.Zero(t, fs.NArg(), where)
 			require.NoError(t, o.cfg.Validate(), where)
+			_, err := output.CheckSettings(get)
+			require.NoError(t, err, where)
 			_, closeStatus, err := buildStatus(o)
 			require.NoError(t, err, where)
 			closeStatus()
-			assert.Equal(t, "/data/sessions", o.cfg.Root, where)
+			roots := retention.ParseRoots(o.roots)
+			require.NotEmpty(t, roots, where)
+			assert.Equal(t, firstRoot[where], roots[0], where)
 			assert.NotEqual(t, "127.0.0.1:2022", get("Metrics_Address"), "%s: metrics reachable from Prometheus", where)
 		case "simulate":
 			o, err := parseSimulate(args[1:], io.Discard)
