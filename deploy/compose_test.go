@@ -162,9 +162,13 @@ func repoAbs(t *testing.T) string {
 // lokiYAML is the part of deploy/compose/loki.yaml the tests compare;
 // Loki itself checks the whole file (TestComposeLokiConfigIsValid).
 type lokiYAML struct {
-	Server struct {
+	AuthEnabled bool `json:"auth_enabled"`
+	Server      struct {
 		HTTPListenPort int `json:"http_listen_port"`
 	} `json:"server"`
+	Querier struct {
+		MultiTenantQueriesEnabled bool `json:"multi_tenant_queries_enabled"`
+	} `json:"querier"`
 	Limits struct {
 		MaxLineSize             string `json:"max_line_size"`
 		RejectOldSamples        bool   `json:"reject_old_samples"`
@@ -266,10 +270,15 @@ func mustService(t *testing.T, p *composetypes.Project, name string) composetype
 type grafanaProvisioning struct {
 	Datasources []struct {
 		UID      string `json:"uid"`
+		Type     string `json:"type"`
 		URL      string `json:"url"`
 		JSONData struct {
-			TimeInterval string `json:"timeInterval"`
+			TimeInterval    string `json:"timeInterval"`
+			HTTPHeaderName1 string `json:"httpHeaderName1"`
 		} `json:"jsonData"`
+		SecureJSONData struct {
+			HTTPHeaderValue1 string `json:"httpHeaderValue1"`
+		} `json:"secureJsonData"`
 	} `json:"datasources"`
 	Providers []struct {
 		Options struct {
@@ -295,10 +304,11 @@ func provisioning(t *testing.T, kind string) grafanaProvisioning {
 	return all
 }
 
-// TestGrafanaProvisioningMatchesCompose: Grafana's data sources (uids loki
-// and prometheus) reach the compose services on the ports they serve, the
-// dashboard provider reads where compose mounts the dashboards, and
-// Prometheus' scrape interval is the one Grafana assumes.
+// TestGrafanaProvisioningMatchesCompose: Grafana's data sources (of type
+// loki and prometheus: the uids loki and prometheus that the dashboards
+// use, and a Loki one per tenant) reach the compose services on the ports
+// they serve, the dashboard provider reads where compose mounts the
+// dashboards, and Prometheus' scrape interval is the one Grafana assumes.
 func TestGrafanaProvisioningMatchesCompose(t *testing.T) {
 	p := compose(t)
 	graf := mustService(t, p, "grafana")
@@ -309,14 +319,14 @@ func TestGrafanaProvisioningMatchesCompose(t *testing.T) {
 	for _, ds := range provisioning(t, "datasources").Datasources {
 		u, err := url.Parse(ds.URL)
 		require.NoError(t, err)
-		assert.Equal(t, ds.UID, u.Hostname(), "data source %s is the compose service", ds.UID)
-		assert.Equal(t, listen[ds.UID], u.Port(), "data source %s", ds.UID)
+		assert.Equal(t, ds.Type, u.Hostname(), "data source %s is the compose service", ds.UID)
+		assert.Equal(t, listen[ds.Type], u.Port(), "data source %s", ds.UID)
 		if ds.UID == "prometheus" {
 			assert.Equal(t, prom.Global.ScrapeInterval, ds.JSONData.TimeInterval)
 		}
 		uids[ds.UID] = true
 	}
-	assert.Equal(t, map[string]bool{"loki": true, "prometheus": true}, uids)
+	assert.True(t, uids["loki"] && uids["prometheus"], "the dashboards' data sources: %v", uids)
 	for _, pr := range provisioning(t, "dashboards").Providers {
 		assert.Equal(t, filepath.Join(repoAbs(t), "deploy/grafana/dashboards"), bindSource(t, graf, pr.Options.Path))
 	}

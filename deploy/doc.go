@@ -23,5 +23,8 @@
 //     format's journals of every team mounted at the node's own path,
 //     read-only; retention routing tenants as Fluent Bit does.
 //   - docker-compose.yml (compose-spec's loader), deploy/compose/loki.yaml
-//     (Loki's -verify-config) and prometheus.yml.
+//     (Loki's -verify-config) and prometheus.yml; Loki multi-tenant, every
+//     Grafana Loki data source naming compose's tenants in X-Scope-OrgID,
+//     and loki.yaml, run by Loki itself, showing each data source exactly
+//     its tenants' journals.
 package deploy

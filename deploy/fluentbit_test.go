@@ -402,9 +402,11 @@ func activeDiff(t *testing.T, a, b flbConf) map[string]bool {
 // copyDifferences are the keys a copy of fluent-bit.conf may set
 // otherwise, besides the listen addresses, Loki_URL and Node_Name: the
 // cluster's two teams tail their own directories, which are their format
-// roots and name their tenants.
+// roots and name their tenants; compose's journals go to two tenants by
+// the roots they are written under.
 var copyDifferences = map[string]map[string]bool{
 	"deploy/daemonset/fluent-bit.conf": {"path": true, "format_roots": true, "tenant_roots": true},
+	"deploy/compose/fluent-bit.conf":   {"tenant_roots": true},
 }
 
 // TestConfigCopies: the cluster's and compose's configurations are the

@@ -1,18 +1,31 @@
 package deploy
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
+	"github.com/journalship/journalship/internal/childproc"
+	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/output"
 	"github.com/journalship/journalship/tenant"
 )
@@ -223,4 +236,208 @@ func TestDaemonSetTenantPerTeam(t *testing.T) {
 	require.GreaterOrEqual(t, i, 0, "retention is given Tenant_Roots")
 	changed = slices.Delete(changed, i, i+1)
 	assert.NotEmpty(t, retentionMismatches(changed, out, func(s string) string { return s }), "retention without --tenant-roots is caught")
+}
+
+// composeRouter is the tenant router of compose's Fluent Bit.
+func composeRouter(t *testing.T) (*tenant.Router, []journalCase) {
+	t.Helper()
+	out := loadFLB(t, "deploy/compose/fluent-bit.conf").only(t, "OUTPUT", "journalship")
+	cfg, err := tenantConfig(sectionGetter(out, nil))
+	require.NoError(t, err)
+	r, err := tenant.New(cfg)
+	require.NoError(t, err)
+	cases, bad := journalCases(out)
+	require.Empty(t, bad)
+	return r, cases
+}
+
+// orgIDHeader is the header naming a request's Loki tenants.
+const orgIDHeader = "X-Scope-OrgID"
+
+// lokiSources returns, by uid, the tenants each provisioned Loki data
+// source names in its X-Scope-OrgID header (nil: it sends none).
+func lokiSources(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, ds := range provisioning(t, "datasources").Datasources {
+		if ds.Type != "loki" {
+			continue
+		}
+		var tenants []string
+		if strings.EqualFold(ds.JSONData.HTTPHeaderName1, orgIDHeader) && ds.SecureJSONData.HTTPHeaderValue1 != "" {
+			tenants = strings.Split(ds.SecureJSONData.HTTPHeaderValue1, "|")
+		}
+		out[ds.UID] = tenants
+	}
+	return out
+}
+
+// TestComposeTenants: compose's Loki is multi-tenant, so every push and
+// query names a tenant. Fluent Bit and retention send every journal to a
+// team's tenant (TestEveryConfRoutesTenants, TestComposeWiring), at least
+// two; every Loki data source of Grafana sends X-Scope-OrgID naming only
+// those tenants; uid loki, the dashboards' data source, names all of them
+// (a multi-tenant query, which loki.yaml enables), and each tenant has a
+// data source of its own.
+func TestComposeTenants(t *testing.T) {
+	lc := lokiConfig(t)
+	assert.True(t, lc.AuthEnabled, "loki.yaml: auth_enabled, or tenants separate nothing")
+	router, _ := composeRouter(t)
+	named := router.Named()
+	assert.GreaterOrEqual(t, len(named), 2, "the demo ships to two tenants: %v", named)
+	sources := lokiSources(t)
+	require.Contains(t, sources, "loki", "the dashboards' data source")
+	own := map[string]string{}
+	for uid, tenants := range sources {
+		require.NotEmpty(t, tenants, "data source %s sends no %s: Loki refuses its queries", uid, orgIDHeader)
+		for _, tn := range tenants {
+			assert.Contains(t, named, tn, "data source %s asks tenant %s, which compose ships nothing to", uid, tn)
+		}
+		if len(tenants) > 1 {
+			assert.True(t, lc.Querier.MultiTenantQueriesEnabled, "data source %s asks %d tenants: loki.yaml needs multi_tenant_queries_enabled", uid, len(tenants))
+		} else {
+			own[tenants[0]] = uid
+		}
+	}
+	assert.ElementsMatch(t, named, sources["loki"], "uid loki, the dashboards' data source, shows every tenant")
+	for _, tn := range named {
+		assert.NotEmpty(t, own[tn], "tenant %s has a data source of its own", tn)
+	}
+}
+
+// startComposeLoki runs deploy/compose/loki.yaml with Loki itself, its
+// storage moved into the test's directory, its ports free ones and the
+// ingester ready at once (Loki's 15 s readiness delay is for a ring of
+// several).
+func startComposeLoki(t *testing.T) *childproc.Process {
+	t.Helper()
+	var doc map[string]any
+	require.NoError(t, yaml.Unmarshal(readFile(t, "deploy/compose/loki.yaml"), &doc))
+	cfg := childproc.DefaultConfig()
+	cfg.Name, cfg.Binary, cfg.Hint = "loki", lokiproc.DefaultConfig().Binary, "run `make loki` first"
+	cfg.ConfigName, cfg.Ports, cfg.ReadyPath, cfg.StartTimeout = "loki.yaml", 2, "/ready", 90*time.Second
+	cfg.Render = func(a childproc.Attempt) ([]byte, []string, error) {
+		server := doc["server"].(map[string]any)
+		server["http_listen_address"], server["http_listen_port"] = "127.0.0.1", a.Ports[0]
+		server["grpc_listen_address"], server["grpc_listen_port"] = "127.0.0.1", a.Ports[1]
+		common := doc["common"].(map[string]any)
+		common["path_prefix"] = a.Dir
+		common["storage"] = map[string]any{"filesystem": map[string]any{
+			"chunks_directory": filepath.Join(a.Dir, "chunks"), "rules_directory": filepath.Join(a.Dir, "rules")}}
+		doc["ingester"] = map[string]any{"lifecycler": map[string]any{"min_ready_duration": "0s"}}
+		body, err := json.Marshal(doc)
+		return body, []string{"-config.file=" + a.ConfigPath}, err
+	}
+	return childproc.ForTest(t, func(ctx context.Context) (*childproc.Process, error) { return childproc.Start(ctx, cfg) })
+}
+
+// lokiDo sends a request to Loki naming tenants in X-Scope-OrgID (none
+// when empty) and returns the status and body.
+func lokiDo(t *testing.T, method, u, tenants string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	if tenants != "" {
+		req.Header.Set(orgIDHeader, tenants)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, data
+}
+
+// TestComposeLokiKeepsTenantsApart: with compose's own loki.yaml, a push
+// without a tenant is refused; a line of every example journal, pushed to
+// the tenant compose's Fluent Bit gives it, is seen through exactly the
+// Grafana data sources naming that tenant, and through uid loki all of
+// them, the Format variable's label values included.
+func TestComposeLokiKeepsTenantsApart(t *testing.T) {
+	t.Parallel()
+	router, cases := composeRouter(t)
+	sources := lokiSources(t)
+	loki := startComposeLoki(t)
+	status, body := lokiDo(t, http.MethodPost, loki.URL+"/loki/api/v1/push", "", []byte(`{"streams":[]}`))
+	assert.Equal(t, http.StatusUnauthorized, status, "a push without a tenant: %s", body)
+
+	want := map[string]map[string]int{} // tenant -> format -> lines
+	now := time.Now()
+	for i, jc := range cases {
+		tn, err := router.Of(jc.journal)
+		require.NoError(t, err, jc.String())
+		if want[tn] == nil {
+			want[tn] = map[string]int{}
+		}
+		want[tn][jc.format.Name()]++
+		push, err := json.Marshal(map[string]any{"streams": []any{map[string]any{
+			"stream": map[string]string{"service_name": "agent-sessions", "format": jc.format.Name()},
+			"values": [][]string{{strconv.FormatInt(now.Add(time.Duration(i)*time.Millisecond).UnixNano(), 10), jc.journal}},
+		}}})
+		require.NoError(t, err)
+		status, body := lokiDo(t, http.MethodPost, loki.URL+"/loki/api/v1/push", tn, push)
+		require.Equal(t, http.StatusNoContent, status, "push to %s: %s", tn, body)
+	}
+
+	// Lines per format that a data source naming tenants sees.
+	query := func(tenants []string) (map[string]int, error) {
+		q := url.Values{"query": {`sum by (format) (count_over_time({service_name="agent-sessions"}[1h]))`},
+			"time": {strconv.FormatInt(now.Add(time.Minute).UnixNano(), 10)}}
+		status, body := lokiDo(t, http.MethodGet, loki.URL+"/loki/api/v1/query?"+q.Encode(), strings.Join(tenants, "|"), nil)
+		if status != http.StatusOK {
+			return nil, fmt.Errorf("%d: %s", status, body)
+		}
+		var r struct {
+			Data struct {
+				Result []struct {
+					Metric map[string]string `json:"metric"`
+					Value  [2]any            `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, err
+		}
+		got := map[string]int{}
+		for _, s := range r.Data.Result {
+			n, err := strconv.Atoi(fmt.Sprint(s.Value[1]))
+			if err != nil {
+				return nil, err
+			}
+			got[s.Metric["format"]] = n
+		}
+		return got, nil
+	}
+	expected := func(tenants []string) map[string]int {
+		out := map[string]int{}
+		for _, tn := range tenants {
+			for f, n := range want[tn] {
+				out[f] += n
+			}
+		}
+		return out
+	}
+	// The querier may take a few seconds to find the scheduler.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := query(sources["loki"])
+		if err == nil && assert.ObjectsAreEqual(expected(sources["loki"]), got) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	require.Len(t, want, len(router.Named()), "every tenant got lines")
+	for uid, tenants := range sources {
+		got, err := query(tenants)
+		require.NoError(t, err, uid)
+		assert.Equal(t, expected(tenants), got, "data source %s (%s) sees its tenants' formats, and only those", uid, strings.Join(tenants, "|"))
+	}
+	status, body = lokiDo(t, http.MethodGet, loki.URL+"/loki/api/v1/label/format/values", strings.Join(sources["loki"], "|"), nil)
+	require.Equal(t, http.StatusOK, status, "%s", body)
+	var values struct {
+		Data []string `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(body, &values))
+	assert.ElementsMatch(t, slices.Collect(maps.Keys(expected(sources["loki"]))), values.Data, "the dashboards' Format variable through uid loki")
 }

@@ -27,6 +27,10 @@ type Datasource struct {
 	IsDefault bool           `yaml:"isDefault"`
 	Editable  bool           `yaml:"editable"`
 	JSONData  map[string]any `yaml:"jsonData"`
+	// SecureJSONData holds the values of custom headers
+	// (httpHeaderValue1 for jsonData's httpHeaderName1): a multi-tenant
+	// Loki's X-Scope-OrgID.
+	SecureJSONData map[string]string `yaml:"secureJsonData"`
 }
 
 // DashboardsFile is provisioning/dashboards/dashboards.yaml.
@@ -112,6 +116,12 @@ func TestProvisioningFiles(t *testing.T) {
 	}
 	if _, err := parseDuration(scrapeIntervalOf(t, ds["prometheus"])); err != nil {
 		t.Errorf("datasources.yaml: prometheus timeInterval: %v", err)
+	}
+	// Loki is multi-tenant: a query without X-Scope-OrgID is refused.
+	for uid, d := range ds {
+		if d.Type == "loki" && (d.JSONData["httpHeaderName1"] != "X-Scope-OrgID" || d.SecureJSONData["httpHeaderValue1"] == "") {
+			t.Errorf("datasources.yaml: Loki data source %s sends no X-Scope-OrgID (jsonData.httpHeaderName1, secureJsonData.httpHeaderValue1)", uid)
+		}
 	}
 	var f DashboardsFile
 	strictYAML(t, filepath.Join("provisioning", "dashboards", "dashboards.yaml"), &f)
