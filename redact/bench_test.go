@@ -57,7 +57,7 @@ func benchLines(b *testing.B, lines [][]byte) {
 
 // benchCorpora returns the lines of a Cortex Plane corpus and Claude
 // Code tool results of 2 to 10 KB.
-func benchCorpora(b *testing.B) (cortex, claude [][]byte) {
+func benchCorpora(b testing.TB) (cortex, claude [][]byte) {
 	b.Helper()
 	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	scfg := sample.DefaultConfig()
@@ -88,7 +88,7 @@ func benchCorpora(b *testing.B) (cortex, claude [][]byte) {
 // whose output is a string, that output grown to make lines of 2 to
 // 10 KB (evenly) with the outputs of other tool results (source files,
 // diffs, shell output), as long Read and Bash results are.
-func grownToolResults(b *testing.B, cc *sample.Corpus) [][]byte {
+func grownToolResults(b testing.TB, cc *sample.Corpus) [][]byte {
 	b.Helper()
 	type result struct {
 		line   []byte
@@ -136,7 +136,7 @@ func grownToolResults(b *testing.B, cc *sample.Corpus) [][]byte {
 }
 
 // encodeString encodes s as JSON does in a journal (no HTML escaping).
-func encodeString(b *testing.B, s string) []byte {
+func encodeString(b testing.TB, s string) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

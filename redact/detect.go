@@ -265,6 +265,9 @@ func (p *plan) passes(text []byte, at int) bool {
 // survive entropy and the allowlists; with at >= 0, only those of the
 // matches holding offset at.
 func (r *Redactor) find(ru *rule, text []byte, lo, hi, at, depth int, out []hit) []hit {
+	if r.extracted != nil {
+		r.extracted()
+	}
 	for _, m := range ru.re.FindAllSubmatchIndex(text[lo:hi], -1) {
 		for i := range m {
 			if m[i] >= 0 {

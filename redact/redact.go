@@ -34,6 +34,9 @@ type Redactor struct {
 	allowValues map[string]struct{}
 	key         []byte // nil without Hash
 	pool        sync.Pool
+	// extracted, when set by a test, is called each time a rule's
+	// expression runs to extract matches (which allocates).
+	extracted func()
 }
 
 // New builds a Redactor from cfg, loading the rule file and, with Hash,

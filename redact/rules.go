@@ -101,14 +101,24 @@ func loadGitleaks(path string, extend bool) (config.Config, error) {
 	// goes back, so a second load in the same process would not extend:
 	// the merge is done here, with the same rules as Gitleaks'.
 	vc.Extend = config.Extend{}
+	extending := extend || ext.UseDefault
+	if extending {
+		// A rule amending a default one may leave out its regex, which
+		// Translate would refuse before the merge: it is the default's.
+		for i := range vc.Rules {
+			if d, ok := def.Rules[vc.Rules[i].ID]; ok && vc.Rules[i].Regex == "" && vc.Rules[i].Path == "" && d.Regex != nil {
+				vc.Rules[i].Regex = d.Regex.String()
+			}
+		}
+	}
 	own, err := translate(vc)
 	if err != nil {
 		return config.Config{}, bad("invalid rules", err)
 	}
-	if len(own.Rules) == 0 {
+	if len(own.Rules) == 0 && !extending {
 		return config.Config{}, bad("invalid rules", errors.New("the file has no [[rules]]"))
 	}
-	if !extend && !ext.UseDefault {
+	if !extending {
 		return own, nil
 	}
 	for _, id := range ext.DisabledRules {
