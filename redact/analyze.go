@@ -89,6 +89,18 @@ type plan struct {
 	ownText bool
 }
 
+// anchored reports whether the filter runs anchored at each possible
+// start of a match (few of them), rather than over a window.
+func (p *plan) anchored() bool { return p.suffix || p.back <= maxAnchoredBack }
+
+// before returns the most bytes the filter starts before an anchor.
+func (p *plan) before() int {
+	if p.suffix {
+		return 0
+	}
+	return p.back
+}
+
 // maxRequired bounds the literal sets checked besides the anchor.
 const maxRequired = 3
 
@@ -122,10 +134,13 @@ func analyze(expr string) plan {
 	}
 	p.span = maxLen(filter)
 	f := filter.String()
-	var errs [3]error
-	p.first, errs[0] = regexp.Compile(`\A(?s:.)(?:` + f + `)`)
-	p.first0, errs[1] = regexp.Compile(`\A(?:` + f + `)`)
-	p.window, errs[2] = regexp.Compile(f)
+	var errs [2]error
+	if p.anchored() {
+		p.first, errs[0] = regexp.Compile(`\A(?s:.)(?:` + f + `)`)
+		p.first0, errs[1] = regexp.Compile(`\A(?:` + f + `)`)
+	} else {
+		p.window, errs[0] = regexp.Compile(f)
+	}
 	for _, err := range errs {
 		if err != nil {
 			return plan{ownText: p.ownText}

@@ -139,10 +139,7 @@ func (ru *rule) rejects(line []byte) bool {
 	if p.anchors == nil || p.ownText {
 		return false
 	}
-	back := p.back
-	if p.suffix {
-		back = 0
-	}
+	back := p.before()
 	for ai := range p.anchors {
 		a := &p.anchors[ai]
 		for from := 0; from < len(line); {
@@ -241,11 +238,8 @@ func inside(hits []hit, at int) bool {
 
 // passes runs the filter for a match holding an anchor at offset at.
 func (p *plan) passes(text []byte, at int) bool {
-	back := p.back
-	if p.suffix {
-		back = 0
-	}
-	if back <= maxAnchoredBack {
+	back := p.before()
+	if p.anchored() {
 		for st := max(0, at-back); st <= at; st++ {
 			end := min(len(text), st+p.span+1)
 			if st == 0 {

@@ -1,0 +1,118 @@
+package redact
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAnalyze(t *testing.T) {
+	for _, c := range []struct {
+		expr    string
+		lits    []string
+		fold    bool
+		back    int
+		after   int  // positions known after the first anchor
+		suffix  bool // the filter starts at the anchor
+		ownText bool
+	}{
+		{`ghp_[0-9a-zA-Z]{36}`, []string{"ghp_"}, false, 0, 16, true, false},
+		{`\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))(?:[\x60'"\s;]|\\[nr]|$)`, []string{"hvs.", "s."}, false, 0, 16, true, false},
+		{`(?i)[\w.-]{0,50}?(?:heroku)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=)[\x60'"\s=]{0,5}([0-9a-z\-]{36})`, []string{"heroku"}, true, 150, 0, true, false},
+		{`(?-i:ATLASSIAN|[Aa]tlassian)_key=([a-z0-9]{24})`, []string{"ATLASSIAN", "atlassian"}, true, 0, 16, true, false},
+		{`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S-]{64,}?KEY(?: BLOCK)?-----`, []string{"-----begin"}, true, 0, 0, true, false},
+		{`\bcurl\b.*-u ([^:]+:\S+)(?:\s|\z)`, []string{"curl"}, false, 0, 0, true, true},
+	} {
+		p := analyze(c.expr)
+		require.NotNil(t, p.anchors, c.expr)
+		var lits []string
+		for _, a := range p.anchors {
+			lits = append(lits, a.lit)
+		}
+		assert.Equal(t, c.lits, lits, c.expr)
+		assert.Equal(t, c.fold, p.anchors[len(p.anchors)-1].fold, c.expr)
+		assert.Equal(t, c.back, p.back, c.expr)
+		assert.Len(t, p.anchors[0].after, c.after, c.expr)
+		assert.Equal(t, c.suffix, p.suffix, c.expr)
+		assert.Equal(t, c.ownText, p.ownText, c.expr)
+	}
+	// No literal bounded from the start: no anchor, the rule runs whole.
+	assert.Nil(t, analyze(`\b\d{15,16}(\||%)[0-9a-z\-_]{27,40}`).anchors)
+	assert.Nil(t, analyze(`[a-z]+secret`).anchors)
+}
+
+// For every match of every default rule in Gitleaks' examples, some
+// occurrence of the rule's anchor lies at most back bytes after the match
+// start, is followed by what the anchor says, and passes the filter: the
+// necessary conditions the matcher relies on hold.
+func TestAnchorsAreNecessary(t *testing.T) {
+	tps, _ := gitleaksExamples()
+	r := newRedactor(t, func(c *Config) { c.Generic = true })
+	byID := map[string]*rule{}
+	for _, ru := range r.set.rules {
+		byID[ru.id] = ru
+	}
+	checked := 0
+	for _, tp := range tps {
+		ru := byID[tp.Rule]
+		if ru == nil || ru.plan.anchors == nil {
+			continue
+		}
+		text := []byte(tp.Sample)
+		for _, m := range ru.re.FindAllIndex(text, -1) {
+			checked++
+			assert.True(t, anchoredIn(ru, text, m[0], m[1]), "%s: no anchor passes in %q", tp.Rule, text[m[0]:m[1]])
+		}
+		for _, set := range ru.plan.required {
+			assert.True(t, holdsAny(text, set), "%s: a required literal is missing", tp.Rule)
+		}
+	}
+	assert.Greater(t, checked, 500)
+}
+
+func anchoredIn(ru *rule, text []byte, start, end int) bool {
+	p := &ru.plan
+	for _, a := range p.anchors {
+		for at := start; at <= start+p.back && at < end; at++ {
+			lit := text[at:min(len(text), at+len(a.lit))]
+			if a.fold {
+				lit = bytes.ToLower(lit)
+			}
+			if string(lit) == a.lit && a.fits(text, at+len(a.lit)) && p.passes(text, at) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestWordsScanner(t *testing.T) {
+	w := newWords([]word{{lit: "ghp_", after: []byteSet{alnum()}}, {lit: "secret", fold: true}, {lit: "SK", after: []byteSet{alnum(), alnum()}}})
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"", false}, {"g", false}, {"gh", false}, {"ghp_", false}, {"xghp_a", true}, {"GHP_a", false},
+		{"a SeCrEt b", true}, {"secre", false}, {"SK", false}, {"SKa", false}, {"SKab", true}, {"skab", false},
+		{"ghp_\\", true}, // an escape may stand for anything
+	} {
+		assert.Equal(t, c.want, w.any([]byte(c.text)), "%q", c.text)
+	}
+	seen := make([]uint64, 1)
+	assert.True(t, w.mark([]byte("SKab SECRET"), seen))
+	assert.Equal(t, uint64(0b110), seen[0])
+
+	assert.Equal(t, 3, indexFold([]byte("xx SeCrEt"), "secret"))
+	assert.Equal(t, -1, indexFold([]byte("secre"), "secret"))
+	assert.Equal(t, 0, indexFold([]byte("Secret"), "secret"))
+}
+
+func alnum() byteSet {
+	var s byteSet
+	addRange(&s, '0', '9')
+	addRange(&s, 'A', 'Z')
+	addRange(&s, 'a', 'z')
+	return s
+}
