@@ -119,3 +119,40 @@ entropy = 4.5
 	again := newRedactor(t, func(c *Config) { c.Rules = p })
 	assert.Equal(t, use.Rules(), again.Rules())
 }
+
+// A composite rule matches only with its required rule near by; a rule
+// reported only as part of one is never redacted alone.
+func TestCompositeRules(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "composite.toml")
+	require.NoError(t, os.WriteFile(p, []byte(`
+[[rules]]
+id = "acme-secret"
+regex = '''acme_secret=([a-z0-9]{20})'''
+keywords = ["acme_secret"]
+[[rules.required]]
+id = "acme-client-id"
+withinLines = 1
+
+[[rules]]
+id = "acme-client-id"
+regex = '''acme_id=([A-Z0-9]{8})'''
+keywords = ["acme_id"]
+skipReport = true
+`), 0o644))
+	r := newRedactor(t, func(c *Config) { c.Rules = p })
+	assert.Equal(t, []string{"acme-secret"}, r.Rules())
+	const secret = "acme_secret=q8zr2xvlp0wk7nd4hs9t"
+	for _, c := range []struct {
+		text string
+		want string
+	}{
+		{"acme_id=AB12CD34\n" + secret, "acme_id=AB12CD34\nacme_secret=<REDACTED-SECRET:acme-secret>"},
+		{"acme_id=AB12CD34\n\n\n" + secret, "acme_id=AB12CD34\n\n\n" + secret}, // too far apart
+		{secret, secret}, // alone
+		{"acme_id=AB12CD34", "acme_id=AB12CD34"},
+	} {
+		line := string(mustJSON(map[string]any{"out": c.text}))
+		out, _ := redactOne(t, r, line)
+		assert.Equal(t, string(mustJSON(map[string]any{"out": c.want})), out)
+	}
+}

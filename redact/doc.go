@@ -18,17 +18,18 @@
 // (config.ViperConfig.Translate: rules with their regex, keywords,
 // entropy, secret group, allowlists, composite rules) and runs the rules
 // with a matcher of its own. Gitleaks' detect.Detector is made for
-// scanning repositories: it keeps every finding of DetectSource and every
-// commit in memory for its report (a daemon calling it for ever would
-// grow), lower-cases and copies each fragment, builds a keyword map and
-// loggers per call, runs each matching regex twice over the whole
-// fragment, reports secrets as strings with line and column rather than
-// byte offsets, and honours "gitleaks:allow" comments, which in a journal
-// anyone can write. Its [extend] useDefault keeps its depth in package
-// state that never goes back, so a second load in the same process would
-// not extend: the file's rules are merged with the defaults here, by
-// Gitleaks' rules for [extend] (amend a rule of the same id, drop
-// disabledRules).
+// scanning repositories: DetectSource keeps every finding and every commit
+// in memory for its report (a daemon feeding it for ever would grow), and
+// DetectString, which keeps nothing, lower-cases and copies each fragment,
+// builds a keyword map and loggers per call, runs each matching regex
+// twice over the whole fragment, reports secrets as strings with line and
+// column rather than byte offsets, and honours "gitleaks:allow" comments,
+// which in a journal anyone can write. Gitleaks' own [extend] useDefault
+// keeps its depth in package state that never goes back, so a second load
+// in the same process would not extend: the file's rules are merged with
+// the defaults here, by Gitleaks' rules for [extend] (amend a rule of the
+// same id, drop disabledRules). Its loaders also use Viper's global
+// instance; here each load has a Viper of its own.
 //
 // The matcher keeps Gitleaks' semantics: a rule runs over a text only if
 // the text holds one of its keywords (ASCII letters in any case); the
@@ -96,6 +97,7 @@
 // free-form passwords outside key = value patterns (generic-api-key finds
 // some); secrets split across lines or JSON strings; secrets in object
 // keys (never rewritten); secrets encoded in base64, hex or URL
-// encoding (Gitleaks' own decoding passes are not done); JSON nested
-// deeper than three strings.
+// encoding (Gitleaks' own decoding passes are not done); and, in JSON
+// nested deeper than three strings, which is searched as text, secrets
+// that need their escapes decoded (a private key's newlines).
 package redact

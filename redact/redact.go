@@ -40,7 +40,8 @@ type Redactor struct {
 }
 
 // New builds a Redactor from cfg, loading the rule file and, with Hash,
-// the key (LoadOrCreateKey).
+// the key (LoadOrCreateKey). The settings are checked even when redaction
+// is off, so that a bad one shows at start.
 func New(cfg Config) (*Redactor, error) {
 	set, err := cfg.rules()
 	if err != nil {
@@ -71,9 +72,11 @@ func (r *Redactor) Rules() []string {
 
 // Redact replaces the secrets of line, a journal line of the file at
 // path, each by <REDACTED-SECRET:rule-id> (<REDACTED-SECRET:rule-id:hmac>
-// with Hash). When nothing is found, out is line itself. Otherwise out is
-// the redacted line appended to dst[:0] (dst must not overlap line), and
-// found lists the replacements in line order.
+// with Hash). When nothing is found, out is line itself, without a copy
+// and without an allocation (unless a rule's expression had to run and
+// then refused what it matched: low entropy, an allowlist). Otherwise out
+// is the redacted line appended to dst[:0] (dst must not overlap line),
+// and found lists the replacements in line order.
 //
 // A line that is JSON keeps its structure: only secrets inside string
 // values are replaced, within their strings, and every other byte is

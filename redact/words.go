@@ -8,9 +8,9 @@ import (
 	"sync"
 )
 
-// word is a literal whose presence lets rules run: a rule's anchor (with
-// the bytes that may follow it) or, for a rule without one, a Gitleaks
-// keyword.
+// word is a literal whose presence lets rules run: a literal of a rule's
+// anchor (with the bytes that must follow it) or a Gitleaks keyword,
+// whichever of the two a rule has that is rarer.
 type word struct {
 	lit   string    // lower case (ASCII) when fold
 	fold  bool      // found without regard to ASCII case
@@ -19,13 +19,13 @@ type word struct {
 
 // words finds words in a text in one pass, without allocating. Each word
 // is looked up by one of its byte pairs, the one least likely in journal
-// text, and the byte after the pair, through a table of all 65536 pairs
-// that tells for each the low four bits of the bytes that may follow it
-// in a word. The pass reads eight positions per step and only looks
-// closer at a step where a pair and the byte after it may start a word.
+// text, and the byte after it: at each position of the text, a table of
+// all 65536 pairs tells whether the pair is some word's and, if so, which
+// of 16 classes of bytes (thirdBit, blind to case) may come after it in
+// one; only a position where both hold is looked at closer.
 type words struct {
-	// hot maps a byte pair (little endian) to the set of the low four
-	// bits of the byte after it in a word (all when the pair ends a word).
+	// hot maps a byte pair (little endian) to the classes of the byte
+	// after it in a word (all when the pair ends a word).
 	hot    [1 << 16]uint16
 	bucket [1 << 16]uint16 // a byte pair → index in buckets (0: none)
 	// buckets are the words looked up by each pair, with the pair's
@@ -91,22 +91,14 @@ func newWords(list []word) *words {
 	return k
 }
 
-// any reports whether text holds a word.
-func (k *words) any(text []byte) bool { return k.scan(text, nil) }
-
 // mark sets in seen the bit of each word text holds and reports whether
 // there was one.
-func (k *words) mark(text []byte, seen []uint64) bool { return k.scan(text, seen) }
-
-func (k *words) scan(text []byte, seen []uint64) bool {
+func (k *words) mark(text []byte, seen []uint64) bool {
 	found := false
 	h, bit := &k.hot, &thirdBit
 	t := text
 	for ; len(t) >= 3; t = t[1:] {
 		if h[binary.LittleEndian.Uint16(t)]&bit[t[2]] != 0 && k.check(text, len(text)-len(t), seen) {
-			if seen == nil {
-				return true
-			}
 			found = true
 		}
 	}
@@ -144,9 +136,6 @@ func (k *words) check(text []byte, i int, seen []uint64) bool {
 		end := st + len(w.lit)
 		if end > len(text) || !w.at(text[st:end]) || !fits(w.after, text, end) {
 			continue
-		}
-		if seen == nil {
-			return true
 		}
 		seen[e.word>>6] |= 1 << (e.word & 63)
 		hit = true
