@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -36,22 +37,82 @@ type anchor struct {
 const maxAfter = 16
 
 // fits reports whether the bytes of text from next on may follow the
-// anchor.
-func (a *anchor) fits(text []byte, next int) bool { return fits(a.after, text, next) }
+// anchor; raw: text is a raw line, where a backslash may start a JSON
+// escape.
+func (a *anchor) fits(text []byte, next int, raw bool) bool { return fits(a.after, text, next, raw) }
 
 // fits reports whether the bytes of text from next on may be those of
-// after. A backslash, which in a raw JSON line may stand for another
-// byte, fits anything.
-func fits(after []byteSet, text []byte, next int) bool {
-	for k := range after {
-		if next+k >= len(text) {
+// after. In a raw line they may be so as they are, or, where they hold
+// escapes, once decoded.
+func fits(after []byteSet, text []byte, next int, raw bool) bool {
+	k := 0
+	for ; k < len(after) && next+k < len(text) && after[k].has(text[next+k]); k++ {
+	}
+	if k == len(after) {
+		return true
+	}
+	return raw && bytes.IndexByte(text[next:min(len(text), next+len(after))], '\\') >= 0 && fitsDecoded(after, text, next)
+}
+
+// fitsDecoded is fits over text with its JSON escapes decoded; a
+// backslash that starts no valid escape fits anything from there on.
+func fitsDecoded(after []byteSet, text []byte, i int) bool {
+	var buf [utf8.UTFMax]byte
+	for k := 0; k < len(after); {
+		if i >= len(text) {
 			return false
 		}
-		if c := text[next+k]; c != '\\' && !after[k].has(c) {
-			return false
+		c := text[i]
+		if c != '\\' {
+			if !after[k].has(c) {
+				return false
+			}
+			i, k = i+1, k+1
+			continue
 		}
+		if i+1 >= len(text) {
+			return true
+		}
+		var dec []byte
+		var w int
+		switch e := text[i+1]; e {
+		case '"', '\\', '/':
+			buf[0], dec, w = e, buf[:1], 2
+		case 'b', 'f', 'n', 'r', 't':
+			buf[0], dec, w = controlEscape(e), buf[:1], 2
+		case 'u':
+			r, n := unicodeEscape(text[i:])
+			if n == 0 {
+				return true
+			}
+			dec, w = buf[:utf8.EncodeRune(buf[:], r)], n
+		default:
+			return true
+		}
+		for _, d := range dec {
+			if k < len(after) && !after[k].has(d) {
+				return false
+			}
+			k++
+		}
+		i += w
 	}
 	return true
+}
+
+// controlEscape returns the control character of the escape \e.
+func controlEscape(e byte) byte {
+	switch e {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	}
+	return '\t'
 }
 
 // plan is what the analysis gives the matcher of one rule.

@@ -80,7 +80,7 @@ func anchoredIn(ru *rule, text []byte, start, end int) bool {
 			if a.fold {
 				lit = bytes.ToLower(lit)
 			}
-			if string(lit) == a.lit && a.fits(text, at+len(a.lit)) && p.passes(text, at) {
+			if string(lit) == a.lit && a.fits(text, at+len(a.lit), false) && p.passes(text, at) {
 				return true
 			}
 		}
@@ -96,12 +96,12 @@ func TestWordsScanner(t *testing.T) {
 	}{
 		{"", false}, {"g", false}, {"gh", false}, {"ghp_", false}, {"xghp_a", true}, {"GHP_a", false},
 		{"a SeCrEt b", true}, {"secre", false}, {"SK", false}, {"SKa", false}, {"SKab", true}, {"skab", false},
-		{"ghp_\\", true}, // an escape may stand for anything
+		{`ghp_\u0041`, true}, {`ghp_\"`, false}, {`ghp_\x`, true}, // escapes are decoded; \x is none
 	} {
-		assert.Equal(t, c.want, w.mark([]byte(c.text), make([]uint64, 1)), "%q", c.text)
+		assert.Equal(t, c.want, w.mark([]byte(c.text), make([]uint64, 1), true), "%q", c.text)
 	}
 	seen := make([]uint64, 1)
-	assert.True(t, w.mark([]byte("SKab SECRET"), seen))
+	assert.True(t, w.mark([]byte("SKab SECRET"), seen, true))
 	assert.Equal(t, uint64(0b110), seen[0])
 
 	assert.Equal(t, 3, indexFold([]byte("xx SeCrEt"), "secret"))

@@ -156,3 +156,5 @@ skipReport = true
 		assert.Equal(t, string(mustJSON(map[string]any{"out": c.want})), out)
 	}
 }
+
+func writeFile(path, text string) error { return os.WriteFile(path, []byte(text), 0o644) }

@@ -31,7 +31,7 @@ func (r *Redactor) detect(s *scratch, text []byte, depth int, ownOnly bool) (own
 	set := r.set
 	seen := s.wordBits(len(set.words.list))
 	run := s.ruleBits(len(set.rules))
-	if !set.words.mark(text, seen) && len(set.always) == 0 {
+	if !set.words.mark(text, seen, false) && len(set.always) == 0 {
 		return false
 	}
 	if !set.fire(seen, run) {
@@ -74,7 +74,7 @@ func (r *Redactor) findAnchored(ru *rule, text []byte, depth int) []hit {
 			}
 			at += from
 			from = at + 1
-			if !a.fits(text, at+len(a.lit)) || inside(out, at) || !p.passes(text, at) {
+			if !a.fits(text, at+len(a.lit), false) || inside(out, at) || !p.passes(text, at) {
 				continue
 			}
 			// A match holding this anchor lies within back bytes before it

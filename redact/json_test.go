@@ -163,3 +163,18 @@ func TestJSONReader(t *testing.T) {
 		assert.Equal(t, c.up, d.rawPos(s, s.view+c.v, true)-s.raw, "up %d", c.v)
 	}
 }
+
+// An escape in the raw line stands for one byte of the view and shifts
+// those after it: the first pass may not judge past it.
+func TestEscapeWhereTheAnchorIsFollowed(t *testing.T) {
+	p := t.TempDir() + "/r.toml"
+	require.NoError(t, writeFile(p, `[[rules]]
+id = "tab-token"
+regex = '''tok_\s([A-Z]{4}[0-9]{4})'''
+keywords = ["tok_"]
+`))
+	r := newRedactor(t, func(c *Config) { c.Rules = p })
+	out, found := redactOne(t, r, `{"a":"tok_\tABCD1234","b":"tok_\nWXYZ9876 and tok_ QRST5555"}`)
+	require.Len(t, found, 3)
+	assert.Equal(t, `{"a":"tok_\t<REDACTED-SECRET:tab-token>","b":"tok_\n<REDACTED-SECRET:tab-token> and tok_ <REDACTED-SECRET:tab-token>"}`, out)
+}

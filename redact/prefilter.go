@@ -60,7 +60,7 @@ func (set *ruleSet) mayMatch(line []byte) bool {
 	}
 	var seenBuf, runBuf [16]uint64
 	seen, run := bitsOf(seenBuf[:], len(set.words.list)), bitsOf(runBuf[:], len(set.rules))
-	if !set.words.mark(line, seen) {
+	if !set.words.mark(line, seen, true) {
 		return false
 	}
 	for i := len(set.list); i < len(set.words.list); i++ {
@@ -99,7 +99,7 @@ func (ru *rule) rejects(line []byte) bool {
 			}
 			at += from
 			from = at + 1
-			if !a.fits(line, at+len(a.lit)) {
+			if !a.fits(line, at+len(a.lit), true) {
 				continue
 			}
 			if bytes.IndexByte(line[max(0, at-back-2):min(len(line), at+p.span+1)], '\\') >= 0 || p.passes(line, at) {

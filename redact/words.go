@@ -92,17 +92,17 @@ func newWords(list []word) *words {
 }
 
 // mark sets in seen the bit of each word text holds and reports whether
-// there was one.
-func (k *words) mark(text []byte, seen []uint64) bool {
+// there was one; raw: text is a raw line (see fits).
+func (k *words) mark(text []byte, seen []uint64, raw bool) bool {
 	found := false
 	h, bit := &k.hot, &thirdBit
 	t := text
 	for ; len(t) >= 3; t = t[1:] {
-		if h[binary.LittleEndian.Uint16(t)]&bit[t[2]] != 0 && k.check(text, len(text)-len(t), seen) {
+		if h[binary.LittleEndian.Uint16(t)]&bit[t[2]] != 0 && k.check(text, len(text)-len(t), seen, raw) {
 			found = true
 		}
 	}
-	if len(t) == 2 && h[binary.LittleEndian.Uint16(t)] != 0 && k.check(text, len(text)-2, seen) {
+	if len(t) == 2 && h[binary.LittleEndian.Uint16(t)] != 0 && k.check(text, len(text)-2, seen, raw) {
 		found = true
 	}
 	return found
@@ -118,7 +118,7 @@ var thirdBit = func() (t [256]uint16) {
 }()
 
 // check checks the words whose pair is text[i:i+2].
-func (k *words) check(text []byte, i int, seen []uint64) bool {
+func (k *words) check(text []byte, i int, seen []uint64, raw bool) bool {
 	b := k.bucket[binary.LittleEndian.Uint16(text[i:])]
 	if b == 0 {
 		return false
@@ -134,7 +134,7 @@ func (k *words) check(text []byte, i int, seen []uint64) bool {
 		}
 		w := &k.list[e.word]
 		end := st + len(w.lit)
-		if end > len(text) || !w.at(text[st:end]) || !fits(w.after, text, end) {
+		if end > len(text) || !w.at(text[st:end]) || !fits(w.after, text, end, raw) {
 			continue
 		}
 		seen[e.word>>6] |= 1 << (e.word & 63)
