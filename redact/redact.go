@@ -85,6 +85,11 @@ func (r *Redactor) Redact(path string, line, dst []byte) (out []byte, found []Fi
 	if !r.enabled || !r.set.mayMatch(line) || r.pathAllowed(path) {
 		return line, nil
 	}
+	return r.redact(line, dst)
+}
+
+// redact is Redact past the first pass.
+func (r *Redactor) redact(line, dst []byte) (out []byte, found []Finding) {
 	s := r.pool.Get().(*scratch)
 	defer r.release(s)
 	r.scan(s, line, 0, false)
