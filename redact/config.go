@@ -1,9 +1,12 @@
 package redact
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 )
 
 // Config says which secrets are replaced and how.
@@ -90,11 +93,57 @@ func (c Config) validateShape() error {
 	return nil
 }
 
+// compiled keeps the rule sets compiled in this process, by what they
+// were compiled from (a rule file by its content): compiling takes tens
+// of milliseconds and megabytes, and every pipeline of a process (and
+// every Validate) asks for the same one. A ruleSet is read-only once
+// compiled.
+var compiled struct {
+	sync.Mutex
+	m map[string]*ruleSet
+}
+
 // rules loads the rule set and checks the settings against it.
 func (c Config) rules() (*ruleSet, error) {
 	if err := c.validateShape(); err != nil {
 		return nil, err
 	}
+	key, err := c.rulesKey()
+	if err != nil {
+		return nil, err
+	}
+	compiled.Lock()
+	defer compiled.Unlock()
+	if set, ok := compiled.m[key]; ok {
+		return set, nil
+	}
+	set, err := c.compile()
+	if err != nil {
+		return nil, err
+	}
+	if compiled.m == nil || len(compiled.m) >= 8 {
+		compiled.m = map[string]*ruleSet{}
+	}
+	compiled.m[key] = set
+	return set, nil
+}
+
+// rulesKey names what the rule set of c is compiled from.
+func (c Config) rulesKey() (string, error) {
+	sum := [sha256.Size]byte{}
+	if c.Rules != "" {
+		text, err := os.ReadFile(c.Rules)
+		if err != nil {
+			return "", &ConfigError{Field: "Rules", Value: c.Rules, Reason: "cannot read the rule file: " + err.Error()}
+		}
+		sum = sha256.Sum256(text)
+	}
+	allow := slices.Sorted(slices.Values(c.AllowRules))
+	return fmt.Sprintf("%x %t %t %q", sum, c.Extend, c.Generic, allow), nil
+}
+
+// compile loads the rules of c and compiles them.
+func (c Config) compile() (*ruleSet, error) {
 	gc, err := loadGitleaks(c.Rules, c.Extend)
 	if err != nil {
 		return nil, err

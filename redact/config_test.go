@@ -14,9 +14,9 @@ import (
 func TestDefaultRules(t *testing.T) {
 	r := newRedactor(t, nil)
 	ids := r.Rules()
-	assert.Len(t, ids, 216, "222 default rules less five that need a file path, less generic-api-key")
+	assert.Len(t, ids, 217, "Gitleaks' 222 default rules less five that need a file path, less generic-api-key, and journalship's connection-string-password")
 	assert.True(t, slices.IsSorted(ids))
-	for _, id := range []string{"aws-access-token", "github-pat", "github-fine-grained-pat", "slack-bot-token",
+	for _, id := range []string{"connection-string-password", "aws-access-token", "github-pat", "github-fine-grained-pat", "slack-bot-token",
 		"slack-webhook-url", "private-key", "jwt", "stripe-access-token", "openai-api-key", "anthropic-api-key"} {
 		assert.Contains(t, ids, id)
 	}
@@ -27,7 +27,7 @@ func TestDefaultRules(t *testing.T) {
 	assert.Empty(t, r.set.always, "every default rule has a keyword or an anchor")
 
 	g := newRedactor(t, func(c *Config) { c.Generic = true })
-	assert.Len(t, g.Rules(), 217)
+	assert.Len(t, g.Rules(), 218)
 	assert.Contains(t, g.Rules(), "generic-api-key")
 
 	off := newRedactor(t, func(c *Config) { c.Enabled = false })
@@ -91,7 +91,7 @@ func TestRuleFileReplacesOrExtendsTheDefaults(t *testing.T) {
 	assert.Equal(t, []string{"connection-string-password"}, own.Rules())
 
 	ext := newRedactor(t, func(c *Config) { c.Rules, c.Extend = "testdata/connstrings.toml", true })
-	assert.Len(t, ext.Rules(), 217)
+	assert.Len(t, ext.Rules(), 217, "the file's rule amends the built-in one of its id")
 	assert.Contains(t, ext.Rules(), "connection-string-password")
 
 	// The file may ask for the defaults itself, and drop some of them.
@@ -106,7 +106,7 @@ description = "amended: a larger entropy"
 entropy = 4.5
 `), 0o644))
 	use := newRedactor(t, func(c *Config) { c.Rules = p })
-	assert.Len(t, use.Rules(), 215)
+	assert.Len(t, use.Rules(), 216)
 	assert.NotContains(t, use.Rules(), "jwt")
 	for _, ru := range use.set.rules {
 		if ru.id == "github-pat" {

@@ -90,11 +90,11 @@
 // kubernetes-secret-yaml, nuget-config-password) cannot apply to a
 // journal line and are left out, and generic-api-key, the catch-all rule
 // whose false positives are the most common complaint about Grafana
-// Alloy's loki.secretfilter, is off unless Config.Generic: 216 rules are
-// in force. Not found: secrets no rule describes, such as passwords in
-// postgres://, mysql:// or mongodb:// connection strings (no default rule
-// covers them; a rule file can, see testdata/connstrings.toml) and
-// free-form passwords outside key = value patterns (generic-api-key finds
+// Alloy's loki.secretfilter, is off unless Config.Generic. To them
+// journalship adds its own (builtin.toml): connection-string-password,
+// passwords in postgres://, mysql://, mongodb://, redis:// and amqp://
+// URLs, which no Gitleaks rule covers. 217 rules are in force. Not found:
+// secrets no rule describes, such as free-form passwords outside key = value patterns (generic-api-key finds
 // some); secrets split across lines or JSON strings; secrets in object
 // keys (never rewritten); secrets encoded in base64, hex or URL
 // encoding (Gitleaks' own decoding passes are not done); and, in JSON

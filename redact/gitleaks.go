@@ -1,6 +1,7 @@
 package redact
 
 import (
+	_ "embed" // builtin.toml
 	"errors"
 	"fmt"
 	"os"
@@ -15,13 +16,30 @@ import (
 // This file loads Gitleaks configurations: its default rules, a rule
 // file, and the two merged as Gitleaks' [extend] does.
 
-// defaults is Gitleaks' default configuration, parsed once per process.
+// builtinRules are the rules journalship adds to Gitleaks' defaults.
+//
+//go:embed builtin.toml
+var builtinRules string
+
+// defaults is Gitleaks' default configuration with builtinRules, parsed
+// once per process.
 var defaults = sync.OnceValues(func() (config.Config, error) {
 	vc, err := parseTOML(config.DefaultConfig)
 	if err != nil {
 		return config.Config{}, err
 	}
-	return translate(vc)
+	def, err := translate(vc)
+	if err != nil {
+		return config.Config{}, err
+	}
+	if vc, err = parseTOML(builtinRules); err != nil {
+		return config.Config{}, fmt.Errorf("builtin.toml: %w", err)
+	}
+	own, err := translate(vc)
+	if err != nil {
+		return config.Config{}, fmt.Errorf("builtin.toml: %w", err)
+	}
+	return merge(own, def, nil), nil
 })
 
 // translateMu serialises Translate, which reads package state of
