@@ -2,26 +2,17 @@ package redact
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/journalship/journalship/internal/secretsample"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // example is a true or false positive a Gitleaks rule is validated with.
-type example struct {
-	Rule    string   `json:"rule"`
-	Sample  string   `json:"sample"`
-	Secrets []string `json:"secrets"` // what the rule alone reports
-	// Gitleaks is what Gitleaks with its default rules reports.
-	Gitleaks []struct {
-		Rule   string `json:"rule"`
-		Secret string `json:"secret"`
-	} `json:"gitleaks"`
-}
+type example secretsample.Example
 
 // gitleaksRules returns the rules Gitleaks reports for e, generic ones
 // left out unless generic.
@@ -50,20 +41,15 @@ func assertAsGitleaks(t *testing.T, e example, out []byte, found []Finding, gene
 	}
 }
 
-// gitleaksExamples loads testdata/gitleaks_examples.json.
+// gitleaksExamples returns Gitleaks' own examples (internal/secretsample).
 var gitleaksExamples = sync.OnceValues(func() (tps, fps []example) {
-	data, err := os.ReadFile("testdata/gitleaks_examples.json")
-	if err != nil {
-		panic(err)
+	for _, e := range secretsample.TruePositives() {
+		tps = append(tps, example(e))
 	}
-	var v struct {
-		TP []example `json:"true_positives"`
-		FP []example `json:"false_positives"`
+	for _, e := range secretsample.FalsePositives() {
+		fps = append(fps, example(e))
 	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		panic(err)
-	}
-	return v.TP, v.FP
+	return tps, fps
 })
 
 // shapes embed a text in journal lines the way agent runtimes write it.
