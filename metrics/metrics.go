@@ -56,6 +56,9 @@ type Set struct {
 	// Panics counts Go panics recovered at the plugin's entry points
 	// (register, init, flush, exit, ...) instead of ending Fluent Bit.
 	Panics *prometheus.CounterVec
+	// SecretsRedacted counts secrets replaced in lines before they left
+	// the node, by rule and journal format.
+	SecretsRedacted *prometheus.CounterVec
 
 	models *Bounded // the model label's limit, shared by every pipeline
 }
@@ -103,6 +106,7 @@ func newSet(maxModels int) *Set {
 	s.models = NewBounded(BoundedConfig{Label: "model", Setting: MaxModelValuesSetting, Max: maxModels,
 		Folded: s.LabelValuesFolded.WithLabelValues("model")})
 	s.Panics = counterVec(reg, "panics_total", "Go panics recovered where Fluent Bit calls the plugin, by entry point.", "entry")
+	s.SecretsRedacted = counterVec(reg, "secrets_redacted_total", "Secrets replaced in journal lines before they left the node, by detection rule and journal format.", "rule", "format")
 	return s
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pipeline"
 	"github.com/journalship/journalship/pricing"
+	"github.com/journalship/journalship/redact"
 	"github.com/journalship/journalship/tenant"
 )
 
@@ -55,6 +56,15 @@ var Settings = []Setting{
 	{"Node_Name", "$NODE_NAME or the host name", "The node label."},
 	{"Format", "auto", "Journal format of every file (cortex, codelia, orbitmesh, claude-code, unknown), or auto: by path, confirmed by the first line."},
 	{"Format_Roots", "", "Restrict formats to roots: format=/dir:/dir2,format2=/dir3. Unset: each format's layout anywhere."},
+	{"Redact_Secrets", "on", "Replace secrets (Gitleaks' rules) in every line before it leaves the node, dead letters included: <REDACTED-SECRET:rule>."},
+	{"Redact_Rules", "", "Gitleaks TOML rule file replacing the built-in rules (or extending them: Redact_Rules_Extend, or [extend] useDefault in the file)."},
+	{"Redact_Rules_Extend", "off", "Add Redact_Rules' rules to the built-in ones instead of replacing them."},
+	{"Redact_Generic", "off", "Also the catch-all rules (generic-api-key...): more secrets found, more false positives."},
+	{"Redact_Hash", "off", "Append a keyed hash of each secret (HMAC with Redact_Key_File), so one secret can be followed across lines unread."},
+	{"Redact_Key_File", "/var/lib/journalship/redact.key", "The node's HMAC key of Redact_Hash: created (32 random bytes, mode 0600) when missing."},
+	{"Redact_Allow_Rules", "", "Rule ids never redacted: rule,rule2."},
+	{"Redact_Allow_Values", "", "Literal values never redacted: value,value2."},
+	{"Redact_Allow_Paths", "", "Journal path globs whose lines are never redacted: /glob,/glob2."},
 	{"Known_Schema_Versions", "1", "buffer_schema_version values judged strictly; others best-effort."},
 	{"Max_Line_Bytes", "256K", "Longer lines are dead-lettered (Loki's max_line_size)."},
 	{"Old_Entries", "rewrite", "Entries Loki would refuse for their time (too old, too new, too far behind their stream): rewrite (stamp with a time Loki accepts, the same on every retry; original_timestamp keeps the event's) or dead_letter."},
@@ -203,6 +213,7 @@ func (p *parser) pipelineSettings(c *pipeline.Config) {
 	}
 	p.str("Tenant_Path_Pattern", &c.Tenants.Pattern)
 	p.str("Tenant_Fallback", &c.Tenants.Fallback)
+	p.redactSettings(&c.Redact)
 	p.versions("Known_Schema_Versions", &c.Cortex.KnownSchemaVersions)
 	p.size("Max_Line_Bytes", &c.MaxLineBytes)
 	if s := p.get("Old_Entries"); s != "" {
@@ -215,6 +226,30 @@ func (p *parser) pipelineSettings(c *pipeline.Config) {
 		p.fail("Max_Behind", fmt.Errorf("%s is negative (0 turns the check off)", c.MaxBehind))
 	}
 	p.size("Lookbehind_Window", &c.Lookbehind.Window)
+}
+
+func (p *parser) redactSettings(c *redact.Config) {
+	c.KeyFile = "/var/lib/journalship/redact.key"
+	p.bool("Redact_Secrets", &c.Enabled)
+	p.str("Redact_Rules", &c.Rules)
+	p.bool("Redact_Rules_Extend", &c.Extend)
+	p.bool("Redact_Generic", &c.Generic)
+	p.bool("Redact_Hash", &c.Hash)
+	p.str("Redact_Key_File", &c.KeyFile)
+	c.AllowRules = p.list("Redact_Allow_Rules")
+	c.AllowValues = p.list("Redact_Allow_Values")
+	c.AllowPaths = p.list("Redact_Allow_Paths")
+}
+
+// list parses a comma-separated list (empty items dropped).
+func (p *parser) list(name string) []string {
+	var out []string
+	for _, v := range strings.Split(p.get(name), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // parser reads settings, keeping the first error.

@@ -18,6 +18,7 @@ type tally struct {
 	received    int64
 	shipped     int64
 	missing     int64
+	redactions  map[redactKey]int
 	tokens      map[tenantModel][4]int64 // in, out, cache read, cache write
 	costs       map[tenantModel]float64  // USD by price table entry
 }
@@ -28,13 +29,15 @@ type tenantModel struct{ tenant, model string }
 const undecodable = 3
 
 func (t *tally) reset() {
-	*t = tally{deadLetters: t.deadLetters, tokens: t.tokens, costs: t.costs, notes: t.notes}
+	*t = tally{deadLetters: t.deadLetters, tokens: t.tokens, costs: t.costs, notes: t.notes, redactions: t.redactions}
+	clear(t.redactions)
 	clear(t.notes)
 	clear(t.deadLetters)
 	clear(t.tokens)
 	clear(t.costs)
 	if t.deadLetters == nil {
 		t.deadLetters, t.tokens, t.costs, t.notes = map[string]int{}, map[tenantModel][4]int64{}, map[tenantModel]float64{}, map[string]int{}
+		t.redactions = map[redactKey]int{}
 	}
 }
 
@@ -50,6 +53,9 @@ func (p *Pipeline) account(w *work) {
 		n := int64(len(r.Line))
 		w.result.Bytes += n
 		t.received += n
+		for _, f := range it.redacted {
+			t.redactions[redactKey{f.Rule, it.format}]++ // shipped or dead-lettered, never in the clear
+		}
 		if it.dlClass == dlUndecodable {
 			t.outcomes[undecodable]++
 		} else {
@@ -130,6 +136,7 @@ func (p *Pipeline) publish(w *work) {
 	for k, usd := range t.costs {
 		m.CostUSD.WithLabelValues(p.modelLabel.Value(k.model), tenantLabel(k.tenant)).Add(usd)
 	}
+	p.countRedactions(t.redactions)
 	m.Bytes.WithLabelValues("received").Add(float64(t.received))
 	m.Bytes.WithLabelValues("shipped").Add(float64(t.shipped))
 	m.SeqMissing.Add(float64(t.missing))

@@ -9,6 +9,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"github.com/journalship/journalship/redact"
 	"github.com/journalship/journalship/tenant"
 	"slices"
 	"strings"
@@ -63,6 +64,9 @@ type Config struct {
 	// tenant also selects the price table's tenant overrides and is the
 	// tenant label of its token and cost metrics.
 	Tenants tenant.Config
+	// Redact says which secrets are replaced in lines before they leave
+	// the node (Redact_* settings).
+	Redact redact.Config
 	// FileCacheSize bounds the per-file state kept in memory.
 	FileCacheSize int
 	// Now is the clock (tests set it).
@@ -83,13 +87,14 @@ func DefaultConfig() Config {
 		MaxFutureSkew: 10 * time.Minute,
 		MaxBehind:     time.Hour,
 		FileCacheSize: 8192,
+		Redact:        redact.DefaultConfig(),
 		Now:           time.Now,
 	}
 }
 
 // Validate checks every part.
 func (c Config) Validate() error {
-	errs := []error{c.Cortex.Validate(), c.formats().Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate(), c.Tenants.Validate()}
+	errs := []error{c.Cortex.Validate(), c.formats().Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate(), c.Tenants.Validate(), c.Redact.Validate()}
 	if c.MaxLineBytes < 1024 {
 		errs = append(errs, fmt.Errorf("pipeline: max line bytes %d is below 1024", c.MaxLineBytes))
 	}

@@ -192,7 +192,7 @@ func (p *Pipeline) rewrite(w *work, i int) {
 	it.ts, it.meta, it.rewritten = p.cfg.Now().Add(time.Duration(w.retry.Len())), meta, true
 	p.behind.admit(it.labels, it.ts)
 	r := &w.recs[i]
-	if err := w.retry.Add(it.labels, loki.Entry{Timestamp: it.ts, Line: string(r.Line), Metadata: meta, Ref: i}); err != nil {
+	if err := w.retry.Add(it.labels, loki.Entry{Timestamp: it.ts, Line: string(shipped(it, r)), Metadata: meta, Ref: i}); err != nil {
 		it.sent = false
 		w.deadLetter(i, dlUnencodable, err.Error())
 	}

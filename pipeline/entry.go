@@ -183,6 +183,9 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 	}
 	m.add(string(KeyAnnotations), annotList(w, it))
 	it.meta = m.done()
+	if len(it.redacted) > 0 {
+		redactMeta(it.meta, r.Line, it.redacted)
+	}
 	p.addToBatch(w, i)
 }
 
@@ -251,7 +254,8 @@ func (p *Pipeline) versionValue(f *fileState) string {
 
 func (p *Pipeline) addToBatch(w *work, i int) {
 	it, r := &w.items[i], &w.recs[i]
-	e := loki.Entry{Timestamp: it.ts, Line: unsafe.String(unsafe.SliceData(r.Line), len(r.Line)), Metadata: it.meta, Ref: i}
+	line := shipped(it, r)
+	e := loki.Entry{Timestamp: it.ts, Line: unsafe.String(unsafe.SliceData(line), len(line)), Metadata: it.meta, Ref: i}
 	if err := w.batch.Add(it.labels, e); err != nil {
 		w.deadLetter(i, dlUnencodable, err.Error())
 		return
@@ -404,6 +408,9 @@ func (p *Pipeline) addDetails(m *meta, f *fileState, i int, ev *format.Event, j 
 	}
 	for _, n := range ev.Notes[:ev.NoteCount] {
 		m.addBytes(n.Kind, n.Detail)
+	}
+	if len(it.redacted) > 0 {
+		m.add(mdRedacted, redactedDetail(it.redacted))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/journalship/journalship/redact"
 	"github.com/journalship/journalship/tenant"
 
 	"github.com/journalship/journalship/chunk"
@@ -95,6 +96,7 @@ type Pipeline struct {
 	reader   *journalfile.Reader
 	checker  *journalfile.Checker // the files' identities, read once
 	tenants  *tenant.Router
+	redactor *redact.Redactor
 	works    workPool
 	labelSet *labelSets
 	formats  *registry.Registry
@@ -129,10 +131,14 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	redactor, err := redact.New(cfg.Redact)
+	if err != nil {
+		return nil, err
+	}
 	p := &Pipeline{cfg: cfg, deps: deps, files: newFileCache(cfg.FileCacheSize),
 		models: &interner{m: map[string]string{}},
 		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg,
-		checker: journalfile.NewChecker(), tenants: tenants}
+		checker: journalfile.NewChecker(), tenants: tenants, redactor: redactor}
 	p.labelSet = newLabelSets(cfg)
 	p.behind = newBehind(cfg.MaxBehind, deps.Ledger)
 	p.bills = newBills(deps.Ledger)

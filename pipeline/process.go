@@ -265,6 +265,7 @@ func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev 
 	}
 	it.missing = jd.Missing()
 	p.attributeModel(w, f, j, i)
+	p.redact(w, i, unsafe.String(unsafe.SliceData(r.Path), len(r.Path)))
 	if r.Cut > 0 || lineLen(r) > int64(p.cfg.MaxLineBytes) {
 		p.withdraw(f, it) // dead-lettered below: it counts nothing
 	}

@@ -59,6 +59,8 @@ var SyntheticKinds = []string{"truncated_tail", "file_summary"}
 // refusals go to the dead-letter file; any failure to deliver is a
 // *RetryError.
 func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error {
+	entries = slices.Clone(entries) // redacted here, not in the caller's
+	redactions := p.redactSynthetic(entries)
 	var dl []deadletter.Entry
 	var first, again loki.Batch
 	kept := make([]loki.Entry, len(entries))
@@ -106,6 +108,7 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 		return &RetryError{Cause: "dead_letter", Err: err}
 	}
 	p.countSyntheticCost(entries)
+	p.countRedactions(redactions)
 	return nil
 }
 

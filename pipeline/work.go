@@ -12,6 +12,7 @@ import (
 	"github.com/journalship/journalship/integrity"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
+	"github.com/journalship/journalship/redact"
 )
 
 // annotation kinds, as a bit set per line.
@@ -34,13 +35,14 @@ const (
 	aPriceUnknown
 	aCostDisagrees
 	aCountedElsewhere
+	aRedacted
 	annotCount = iota
 )
 
 var annotNames = [annotCount]string{"corrupt", "schema_invalid", "unknown_type", "best_effort",
 	"duplicate_key", "seq_gap", "seq_repeat", "seq_regression", "path_mismatch",
 	"timestamp_fallback", "timestamp_rewritten", "job_id_mismatch", "model_unknown", "price_unknown",
-	"cost_disagrees", "counted_elsewhere"}
+	"cost_disagrees", "counted_elsewhere", "redacted"}
 
 // item is the pipeline's verdict on one record.
 type item struct {
@@ -58,6 +60,10 @@ type item struct {
 	cost      float64 // USD, when costModel is set
 	costModel string  // the price table entry the cost is attributed to
 	tenant    string  // the file's Loki tenant
+	// line, when not nil, is the line as shipped: its secrets replaced
+	// (redact); redacted counts them by rule.
+	line     []byte
+	redacted []redact.Finding
 	// stated is the cost the line states itself (a run's own estimate),
 	// when hasStated; runCost is what journalship computed for the same
 	// run, the detail of cost_disagrees.
@@ -229,7 +235,7 @@ func (w *work) deadLetter(i int, class dlClass, reason string) {
 	it.dlClass, it.dlReason = class, reason
 	r := &w.recs[i]
 	w.dl = append(w.dl, deadletter.Entry{Time: r.Time, File: string(r.Path), Offset: r.Offset,
-		HasOffset: r.HasOffset, Line: r.Line, Reason: reason, Stage: class.stage, Tag: w.tag})
+		HasOffset: r.HasOffset, Line: shipped(it, r), Reason: reason, Stage: class.stage, Tag: w.tag})
 }
 
 // dlClass is why a line was dead-lettered, as a bounded label value (the

@@ -1,0 +1,117 @@
+package pipeline
+
+import (
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/loki"
+	"github.com/journalship/journalship/redact"
+)
+
+// mdRedacted details the redacted annotation: how many secrets of each
+// rule were replaced ("2 aws-access-token,1 github-pat").
+const mdRedacted = "redacted"
+
+// redact replaces the secrets of item i's line before anything ships it:
+// the entry, a retry, a dead letter. The line was judged before (validity,
+// continuity, tokens and cost are the original's); the ledger and the
+// file checks keep using the original bytes, which are the file's.
+func (p *Pipeline) redact(w *work, i int, path string) {
+	r, it := &w.recs[i], &w.items[i]
+	// A new slice per redacted line: entries point into it until the push
+	// is over, and lines with secrets are rare.
+	out, found := p.redactor.Redact(path, r.Line, nil)
+	if len(found) == 0 {
+		return
+	}
+	it.line, it.redacted = out, found
+	it.annots |= aRedacted
+}
+
+// redactMeta replaces, in metadata values taken from a line (an id, a
+// tool name), the secrets found in that line: a secret in a field that
+// becomes metadata must not leave the node that way either.
+func redactMeta(meta []loki.Label, line []byte, found []redact.Finding) {
+	for _, f := range found {
+		raw := string(line[f.Start:f.End])
+		secret := raw
+		if s, err := strconv.Unquote(`"` + raw + `"`); err == nil {
+			secret = s // as decoded from its JSON string
+		}
+		if secret == "" {
+			continue
+		}
+		for k := range meta {
+			if strings.Contains(meta[k].Value, secret) {
+				meta[k].Value = strings.ReplaceAll(meta[k].Value, secret, "<REDACTED-SECRET:"+f.Rule+">")
+			}
+		}
+	}
+}
+
+// shipped is the line of record r as it leaves the node.
+func shipped(it *item, r *chunk.Record) []byte {
+	if it.line != nil {
+		return it.line
+	}
+	return r.Line
+}
+
+// redactedDetail renders the redactions of a line by rule, in the order
+// the rules first occur: "2 aws-access-token,1 github-pat".
+func redactedDetail(found []redact.Finding) string {
+	var rules []string
+	count := map[string]int{}
+	for _, f := range found {
+		if count[f.Rule] == 0 {
+			rules = append(rules, f.Rule)
+		}
+		count[f.Rule]++
+	}
+	parts := make([]string, len(rules))
+	for k, rule := range rules {
+		parts[k] = strconv.Itoa(count[rule]) + " " + rule
+	}
+	return strings.Join(parts, ",")
+}
+
+// redactSynthetic replaces the secrets of synthetic entries' lines (a torn
+// tail's preview is journal content) and returns how many each rule
+// replaced, for the metric once the entries are settled.
+func (p *Pipeline) redactSynthetic(entries []Synthetic) map[redactKey]int {
+	var counts map[redactKey]int
+	for i := range entries {
+		e := &entries[i]
+		out, found := p.redactor.Redact(e.Path, e.Line, nil)
+		if len(found) == 0 {
+			continue
+		}
+		e.Line = out
+		e.Annotations = append(slices.Clip(e.Annotations), annotNames[bits.TrailingZeros32(uint32(aRedacted))])
+		e.Metadata = append(slices.Clip(e.Metadata), loki.Label{Name: mdRedacted, Value: redactedDetail(found)})
+		if counts == nil {
+			counts = map[redactKey]int{}
+		}
+		format := p.Format(e.Path).Name()
+		for _, f := range found {
+			counts[redactKey{f.Rule, format}]++
+		}
+	}
+	return counts
+}
+
+// redactKey keys the redaction tally: the rule and the journal format.
+type redactKey struct{ rule, format string }
+
+// countRedactions adds a tally of redactions to the metric.
+func (p *Pipeline) countRedactions(counts map[redactKey]int) {
+	if p.deps.Metrics == nil {
+		return
+	}
+	for k, n := range counts {
+		p.deps.Metrics.SecretsRedacted.WithLabelValues(k.rule, k.format).Add(float64(n))
+	}
+}
