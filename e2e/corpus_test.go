@@ -46,6 +46,7 @@ type delivery struct {
 	maxLines       int            // lines per chunk: 1 to maxLines
 	retryEvery     int            // every retryEvery-th chunk is flushed twice
 	formats        []chunk.Format // each chunk in one of these, at random
+	props          []string       // more output properties, key and value
 }
 
 // shipCorpus ships every complete line of corpus (written under root) through
@@ -71,7 +72,7 @@ func shipCorpus(t *testing.T, corpus *sample.Corpus, root string, d delivery) {
 	rng.Shuffle(len(chunks), func(i, j int) { chunks[i], chunks[j] = chunks[j], chunks[i] })
 
 	var script strings.Builder
-	script.WriteString(instanceScript("a", append(propsFor(t, d.url), "Node_Name", d.node)...))
+	script.WriteString(instanceScript("a", append(append(propsFor(t, d.url), "Node_Name", d.node), d.props...)...))
 	script.WriteString("init a\n")
 	for i, c := range chunks {
 		fmt.Fprintf(&script, "flushbg a %s %s expect %d\n", c, d.tag, output.OK)

@@ -28,6 +28,31 @@ type jsonDoc struct {
 	stack   []byte // open containers
 	copied  int    // raw[:copied] is in buf
 	escaped bool
+	flat    []byte // storage of flatten's copies
+}
+
+// flatten returns text as the rules read it: each \" and \\ left in it
+// (JSON escaped more than once: a document written into a string that is
+// itself written into a string) becomes a space and the character, so a
+// rule that wants a quote or a space after a secret finds one. The text
+// keeps its length, so offsets in it are offsets in text. text itself
+// when it holds no backslash.
+func (d *jsonDoc) flatten(text []byte) []byte {
+	at := bytes.IndexByte(text, '\\')
+	if at < 0 {
+		return text
+	}
+	d.flat = append(d.flat[:0], text...)
+	for i := at; i+1 < len(d.flat); i++ {
+		if d.flat[i] != '\\' {
+			continue
+		}
+		if c := d.flat[i+1]; c == '"' || c == '\\' {
+			d.flat[i] = ' '
+		}
+		i++ // the escaped character stays as it is
+	}
+	return d.flat
 }
 
 // parse reads raw as one JSON value (surrounded by optional white space)

@@ -178,3 +178,23 @@ keywords = ["tok_"]
 	require.Len(t, found, 3)
 	assert.Equal(t, `{"a":"tok_\t<REDACTED-SECRET:tab-token>","b":"tok_\n<REDACTED-SECRET:tab-token> and tok_ <REDACTED-SECRET:tab-token>"}`, out)
 }
+
+// TestSecretsEscapedTwice: a document written into a string, with text
+// after it (a tool's output that prints a config file, then more), is
+// not scanned as a document; its secrets are still found where a rule
+// wants a quote after them, though the quote is escaped twice in the
+// line.
+func TestSecretsEscapedTwice(t *testing.T) {
+	r := newRedactor(t, nil)
+	doc, err := json.Marshal(map[string]any{"env": map[string]string{"SECRET": `$stripeToken .= "sk_test_syilh6yllsl4lg2hzw3cuksfe6m3p1"`}})
+	require.NoError(t, err)
+	line, err := json.Marshal(map[string]string{"output": string(doc) + "\nexit 0"})
+	require.NoError(t, err)
+	out, found := r.Redact("s.jsonl", line, nil)
+	require.Len(t, found, 1, "%s", line)
+	assert.Equal(t, "stripe-access-token", found[0].Rule)
+	assert.NotContains(t, string(out), "sk_test_syilh6yllsl4lg2hzw3cuksfe6m3p1")
+	var v map[string]string
+	require.NoError(t, json.Unmarshal(out, &v))
+	assert.True(t, strings.HasSuffix(v["output"], "\nexit 0"))
+}

@@ -132,6 +132,7 @@ func (r *Redactor) scan(s *scratch, raw []byte, depth int, nested bool) bool {
 	if isJSON {
 		text = d.view
 	}
+	text = d.flatten(text)
 	mark := len(s.hits)
 	own := r.detect(s, text, depth, false)
 	if !isJSON {
@@ -158,7 +159,7 @@ func (r *Redactor) scan(s *scratch, raw []byte, depth int, nested bool) bool {
 		}
 	}
 	if own {
-		r.detectInStrings(s, d, depth)
+		r.detectInStrings(s, d, text, depth)
 	}
 	for _, h := range s.hits[mark:] {
 		s.spans = clip(s.spans, d, h)
@@ -168,15 +169,16 @@ func (r *Redactor) scan(s *scratch, raw []byte, depth int, nested bool) bool {
 }
 
 // detectInStrings runs the rules that need it over the content of each
-// string value alone, adding their hits in the view's offsets.
-func (r *Redactor) detectInStrings(s *scratch, d *jsonDoc, depth int) {
+// string value alone (in text, the flattened view), adding their hits in
+// the view's offsets.
+func (r *Redactor) detectInStrings(s *scratch, d *jsonDoc, text []byte, depth int) {
 	for i := range d.strs {
 		st := &d.strs[i]
 		if st.key || st.doc {
 			continue
 		}
 		from := len(s.hits)
-		r.detect(s, d.view[st.view:st.viewEnd], depth, true)
+		r.detect(s, text[st.view:st.viewEnd], depth, true)
 		for k := from; k < len(s.hits); k++ {
 			s.hits[k].start += st.view
 			s.hits[k].end += st.view
@@ -314,6 +316,9 @@ func (r *Redactor) release(s *scratch) {
 		}
 		if cap(d.stack) > keepScratch {
 			d.stack = nil
+		}
+		if cap(d.flat) > keepScratch {
+			d.flat = nil
 		}
 		d.raw, d.view = nil, nil
 	}
