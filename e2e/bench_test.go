@@ -47,18 +47,20 @@ func BenchmarkPlugin(b *testing.B) {
 			return claudecode.Generate(cfg)
 		}},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			corpus, err := c.gen()
-			if err != nil {
-				b.Fatal(err)
-			}
-			benchPlugin(b, corpus)
-		})
+		corpus, err := c.gen()
+		if err != nil {
+			b.Fatal(err)
+		}
+		// With secret redaction (the default) and without: the
+		// difference is what redaction costs.
+		for _, redact := range []string{"on", "off"} {
+			b.Run(c.name+"/redact="+redact, func(b *testing.B) { benchPlugin(b, corpus, redact) })
+		}
 	}
 }
 
 // benchPlugin is BenchmarkPlugin for one corpus.
-func benchPlugin(b *testing.B, c *sample.Corpus) {
+func benchPlugin(b *testing.B, c *sample.Corpus, redact string) {
 	root := filepath.Join(b.TempDir(), "journals")
 	if err := c.WriteTo(root); err != nil {
 		b.Fatal(err)
@@ -69,13 +71,13 @@ func benchPlugin(b *testing.B, c *sample.Corpus) {
 		chunks[i] = writeBytes(b, d)
 	}
 	loki := newStandIn(b)
-	idle, _ := runPlugin(b, pluginScript(b, loki.url, root, nil))
+	idle, _ := runPlugin(b, pluginScript(b, loki.url, root, nil, redact))
 	var cpu hostCPU
 	var rt runtimeStats
 	b.SetBytes(int64(bytes))
 	b.ResetTimer()
 	for range b.N {
-		c, stats := runPlugin(b, pluginScript(b, loki.url, root, chunks))
+		c, stats := runPlugin(b, pluginScript(b, loki.url, root, chunks, redact))
 		cpu.user += c.user - idle.user
 		cpu.sys += c.sys - idle.sys
 		rt.add(stats)
@@ -96,14 +98,14 @@ func benchPlugin(b *testing.B, c *sample.Corpus) {
 
 // pluginScript is a host script that starts an instance shipping to url
 // with a fresh ledger and dead-letter file on disk, flushes the chunks in
-// order and stops it.
-func pluginScript(b *testing.B, url, root string, chunks []string) string {
+// order and stops it; redact is Redact_Secrets.
+func pluginScript(b *testing.B, url, root string, chunks []string, redact string) string {
 	dir := b.TempDir()
 	var s strings.Builder
 	s.WriteString(instanceScript("a", "Loki_URL", url,
 		"Ledger_Path", filepath.Join(dir, "ledger.db"), "Dead_Letter_Path", filepath.Join(dir, "dl.jsonl"),
 		"Metrics_Address", "off", "Log_Level", "debug", "Max_Entry_Age", "87600h", "Max_Behind", "0",
-		"Format_Roots", "claude-code="+root))
+		"Format_Roots", "claude-code="+root, "Redact_Secrets", redact))
 	s.WriteString("init a expect 1\n")
 	for _, c := range chunks {
 		fmt.Fprintf(&s, "flush a %s bench expect 1\n", c)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -134,8 +135,18 @@ func corpusChunk(files []sample.File, root string, max int) (data []byte, bytes,
 
 // benchFlush ships the chunk data of n records (bytes of journal) per op
 // and reports per-record figures.
+//
+// It runs twice: with secret redaction (the default) and without, whose
+// difference is what redaction costs.
 func benchFlush(b *testing.B, data []byte, bytes, n int) {
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("redact=%t", on), func(b *testing.B) { benchFlushWith(b, data, bytes, n, on) })
+	}
+}
+
+func benchFlushWith(b *testing.B, data []byte, bytes, n int, redact bool) {
 	cfg := DefaultConfig()
+	cfg.Redact.Enabled = redact
 	// The samples are stamped on fixed days: widen the window so the
 	// benchmark measures the common path, not the re-stamping one.
 	cfg.MaxEntryAge = 10 * 365 * 24 * time.Hour
