@@ -1,6 +1,7 @@
 package output
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -239,7 +240,20 @@ func (p *parser) redactSettings(c *redact.Config) {
 	c.AllowRules = p.list("Redact_Allow_Rules")
 	c.AllowValues = p.list("Redact_Allow_Values")
 	c.AllowPaths = p.list("Redact_Allow_Paths")
+	if err := c.Validate(); err != nil {
+		var ce *redact.ConfigError
+		setting := "Redact_Rules"
+		if errors.As(err, &ce) {
+			setting = redactSettingOf[ce.Field]
+		}
+		p.fail(setting, err)
+	}
 }
+
+// redactSettingOf names the setting of each redact.Config field.
+var redactSettingOf = map[string]string{"Enabled": "Redact_Secrets", "Rules": "Redact_Rules",
+	"Extend": "Redact_Rules_Extend", "Generic": "Redact_Generic", "Hash": "Redact_Hash", "KeyFile": "Redact_Key_File",
+	"AllowRules": "Redact_Allow_Rules", "AllowValues": "Redact_Allow_Values", "AllowPaths": "Redact_Allow_Paths"}
 
 // list parses a comma-separated list (empty items dropped).
 func (p *parser) list(name string) []string {

@@ -107,3 +107,26 @@ func mdDefault(d string) string {
 	}
 	return "`" + d + "`"
 }
+
+// TestRedactSettingsNameTheSetting: a bad redaction setting fails the
+// start naming the setting, as check-config shows it.
+func TestRedactSettingsNameTheSetting(t *testing.T) {
+	for setting, value := range map[string]string{
+		"Redact_Rules":       "/nonexistent/gitleaks.toml",
+		"Redact_Allow_Rules": "no-such-rule",
+		"Redact_Allow_Paths": "[",
+	} {
+		_, err := CheckSettings(func(k string) string {
+			if k == setting {
+				return value
+			}
+			return ""
+		})
+		require.Error(t, err, setting)
+		assert.Contains(t, err.Error(), "setting "+setting, setting)
+	}
+	_, err := CheckSettings(func(k string) string {
+		return map[string]string{"Redact_Hash": "on", "Redact_Key_File": ""}[k]
+	})
+	assert.NoError(t, err, "an empty Redact_Key_File keeps the default path")
+}

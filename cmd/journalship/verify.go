@@ -28,7 +28,12 @@ included.
 
 Exit status: 0 all clean, 1 warnings only, 2 a file corrupt beyond the
 threshold or unreadable, 64 usage error (a bad flag, no path, or a path
-that does not exist).`
+that does not exist).
+
+With --secrets it reports instead what the plugin would redact before the
+lines leave the node: each secret's line, byte offset and rule, never the
+secret (the --redact-* flags are the plugin's Redact_* settings). Exit
+status: 0 none, 1 secrets found, 2 a file unreadable, 64 usage error.`
 
 // runVerify runs `journalship verify` and returns its exit status.
 func runVerify(args []string, stdout, stderr io.Writer) int {
@@ -41,6 +46,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	c.fs.StringVar(&cfg.Formats.Format, "format", cfg.Formats.Format,
 		"journal format of every file ("+strings.Join(registry.Names(), ", ")+"), or auto: from each file's path and first line (the plugin's Format)")
 	roots := c.fs.String("format-roots", "", "directories each format is confined to, format=/dir[:/dir2],... (the plugin's Format_Roots)")
+	secrets := c.fs.Bool("secrets", false, "report what the plugin would redact (line, byte offset and rule of each secret; never the secret), instead of the integrity check")
+	var sf secretFlags
+	sf.register(c)
 	err := c.parse(args)
 	if err == nil && *roots != "" {
 		if cfg.Formats.Roots, err = registry.ParseRoots(*roots); err != nil {
@@ -55,8 +63,16 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			err = c.usage("%v", verr)
 		}
 	}
+	if err == nil && *secrets {
+		if verr := sf.config().Validate(); verr != nil {
+			err = c.usage("%v", verr)
+		}
+	}
 	if err != nil {
 		return exitStatus(err, stderr)
+	}
+	if *secrets {
+		return verifySecrets(c.fs.Args(), sf.config(), *asJSON, stdout, stderr)
 	}
 	return verify(c.fs.Args(), cfg, *asJSON, stdout, stderr)
 }

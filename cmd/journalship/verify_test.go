@@ -164,3 +164,32 @@ func TestVerifyFormatFlags(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "--format-roots")
 }
+
+// TestVerifySecrets: verify --secrets names each secret's line, byte
+// offset and rule, never the secret; clean files exit 0; a bad rule file
+// is a usage error naming the setting.
+func TestVerifySecrets(t *testing.T) {
+	ghp := "ghp_dzqb5jebzo6esrq1jbdgd75u8aegzsjdak3s"
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{\"a\":\"ok\"}\n{\"out\":\"key "+ghp+" here\"}\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte("{\"b\":\"nothing to see\"}\n"), 0o644))
+
+	code, out, _ := runCLI("verify", "--secrets", "--json", dir)
+	assert.Equal(t, 1, code)
+	assert.NotContains(t, out, ghp)
+	dec := json.NewDecoder(strings.NewReader(out))
+	var a, b secretReport
+	require.NoError(t, dec.Decode(&a))
+	require.NoError(t, dec.Decode(&b))
+	assert.Equal(t, []secretFinding{{Line: 2, Offset: 23, Rule: "github-pat"}}, a.Findings)
+	assert.Equal(t, 1, b.Lines)
+	assert.Empty(t, b.Findings)
+
+	code, out, _ = runCLI("verify", "--secrets", "--redact-allow-rules", "github-pat", dir)
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "2 files, 0 secrets would be redacted")
+
+	code, _, errs := runCLI("verify", "--secrets", "--redact-rules", filepath.Join(dir, "missing.toml"), dir)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "Rules")
+}
