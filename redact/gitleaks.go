@@ -21,9 +21,11 @@ import (
 //go:embed builtin.toml
 var builtinRules string
 
-// defaults is Gitleaks' default configuration with builtinRules, parsed
-// once per process.
-var defaults = sync.OnceValues(func() (config.Config, error) {
+// defaults parses Gitleaks' default configuration with builtinRules. It
+// is not kept: what a rule set needs of it stays with the compiled set
+// (which is kept), and the rest (the rules and allow-lists left out, such
+// as generic-api-key's trie of stopwords, megabytes) is let go.
+func defaults() (config.Config, error) {
 	vc, err := parseTOML(config.DefaultConfig)
 	if err != nil {
 		return config.Config{}, err
@@ -40,7 +42,7 @@ var defaults = sync.OnceValues(func() (config.Config, error) {
 		return config.Config{}, fmt.Errorf("builtin.toml: %w", err)
 	}
 	return merge(own, def, nil), nil
-})
+}
 
 // translateMu serialises Translate, which reads package state of
 // Gitleaks' config package.
