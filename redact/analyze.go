@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -123,12 +124,12 @@ type plan struct {
 	// suffix: the filter starts where the anchor does; otherwise it
 	// starts at most back bytes before.
 	suffix bool
-	first  *regexp.Regexp // the filter, anchored after one context rune
-	first0 *regexp.Regexp // the filter, anchored at the start of the text
-	window *regexp.Regexp // the filter, unanchored
-	span   int            // the most bytes a filter match holds
-	back   int            // the most bytes a match holds before an anchor
-	reach  int            // the most bytes a match holds, -1: unbounded
+	first  *lazyRegexp // the filter, anchored after one context rune
+	first0 *lazyRegexp // the filter, anchored at the start of the text
+	window *lazyRegexp // the filter, unanchored
+	span   int         // the most bytes a filter match holds
+	back   int         // the most bytes a match holds before an anchor
+	reach  int         // the most bytes a match holds, -1: unbounded
 	// ownText: the expression asserts the start or end of the text (or
 	// line) where a JSON string's quote would not do, so it also runs over
 	// each string's content alone.
@@ -182,10 +183,10 @@ func analyze(expr string) plan {
 	f := filter.String()
 	var errs [2]error
 	if p.anchored() {
-		p.first, errs[0] = regexp.Compile(`\A(?s:.)(?:` + f + `)`)
-		p.first0, errs[1] = regexp.Compile(`\A(?:` + f + `)`)
+		p.first, errs[0] = newLazyRegexp(`\A(?s:.)(?:` + f + `)`)
+		p.first0, errs[1] = newLazyRegexp(`\A(?:` + f + `)`)
 	} else {
-		p.window, errs[0] = regexp.Compile(f)
+		p.window, errs[0] = newLazyRegexp(f)
 	}
 	for _, err := range errs {
 		if err != nil {
@@ -195,6 +196,28 @@ func analyze(expr string) plan {
 	p.anchors = anchors
 	p.required = required(sets, best)
 	return p
+}
+
+// lazyRegexp is a filter compiled on its first use: most rules' filters
+// never run on a node's journals, and compiled they hold megabytes.
+type lazyRegexp struct {
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// newLazyRegexp checks that expr compiles (the compiled form is let go).
+func newLazyRegexp(expr string) (*lazyRegexp, error) {
+	if _, err := regexp.Compile(expr); err != nil {
+		return nil, err
+	}
+	return &lazyRegexp{expr: expr}, nil
+}
+
+// Match is regexp.Match, compiling the expression the first time.
+func (l *lazyRegexp) Match(b []byte) bool {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) }) // checked by newLazyRegexp
+	return l.re.Match(b)
 }
 
 // anchorSet is the anchors of one element of a sequence.
