@@ -65,10 +65,21 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	var first, again loki.Batch
 	kept := make([]loki.Entry, len(entries))
 	labels := make([][]loki.Label, len(entries))
+	unplaced := make([]bool, len(entries))
 	now := p.cfg.Now()
 	for i := range entries {
 		e := &entries[i]
-		labels[i], kept[i] = p.syntheticEntry(e, i)
+		var why string
+		labels[i], kept[i], why = p.syntheticEntry(e, i)
+		if why != "" {
+			// A journal no rule places: its entries are its content as
+			// its lines are, never sent without a tenant.
+			unplaced[i] = true
+			letter := syntheticLetter(e, why)
+			letter.Stage = dlNoTenant.stage
+			dl = append(dl, letter)
+			continue
+		}
 		stamp, reason := p.syntheticWindow(labels[i], e.Time, now)
 		if reason != "" {
 			if p.cfg.OldEntries == DeadLetter {
@@ -107,7 +118,7 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	if err := p.deps.DeadLetters.Write(dl); err != nil {
 		return &RetryError{Cause: "dead_letter", Err: err}
 	}
-	p.countSyntheticCost(entries)
+	p.countSyntheticCost(entries, unplaced)
 	p.countRedactions(redactions)
 	return nil
 }
@@ -127,13 +138,14 @@ func (p *Pipeline) syntheticWindow(labels []loki.Label, t, now time.Time) (time.
 
 // countSyntheticCost adds the entries' costs to the cost metric, once
 // they are in Loki (or dead-lettered, with the reason: the dollars were
-// spent either way).
-func (p *Pipeline) countSyntheticCost(entries []Synthetic) {
+// spent either way), but those of a journal no tenant rule places, whose
+// lines count nothing either.
+func (p *Pipeline) countSyntheticCost(entries []Synthetic, unplaced []bool) {
 	if p.deps.Metrics == nil {
 		return
 	}
 	for i := range entries {
-		if e := &entries[i]; e.CostModel != "" && e.Cost > 0 && p.counted.Add(syntheticKey(e)) == 1 {
+		if e := &entries[i]; !unplaced[i] && e.CostModel != "" && e.Cost > 0 && p.counted.Add(syntheticKey(e)) == 1 {
 			t, _ := p.tenants.Of(e.Path)
 			p.deps.Metrics.CostUSD.WithLabelValues(p.modelLabel.Value(e.CostModel), tenantLabel(t)).Add(e.Cost)
 		}
@@ -190,13 +202,17 @@ func (p *Pipeline) Format(path string) format.Format {
 	return f.format
 }
 
-// syntheticEntry builds labels and entry for e, with the file's context.
-func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Entry) {
+// syntheticEntry builds labels and entry for e, with the file's context;
+// unplaced, when not "", says why the file has no tenant (nothing built).
+func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) (labels []loki.Label, entry loki.Entry, unplaced string) {
 	f := p.files.get([]byte(e.Path))
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p.detect(f, e.Path, &chunk.Record{Offset: 1, HasOffset: true})
-	labels := p.labelSet.get(f.tenant, f.format.Name(), e.Kind, "synthetic", p.versionValue(f))
+	if f.unplaced != "" {
+		return nil, loki.Entry{}, f.unplaced
+	}
+	labels = p.labelSet.get(f.tenant, f.format.Name(), e.Kind, "synthetic", p.versionValue(f))
 	var md []loki.Label
 	add := func(k Key, v string) {
 		if v != "" && slices.Contains(p.cfg.Layout.Metadata, k) {
@@ -232,5 +248,5 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) ([]loki.Label, loki.Ent
 		md = append(md, loki.Label{Name: mdReportedCost, Value: string(formatUSD(scratch[:0], e.Reported))})
 	}
 	md = append(md, e.Metadata...)
-	return labels, loki.Entry{Timestamp: e.Time, Line: string(e.Line), Metadata: md, Ref: ref}
+	return labels, loki.Entry{Timestamp: e.Time, Line: string(e.Line), Metadata: md, Ref: ref}, ""
 }

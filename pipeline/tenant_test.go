@@ -83,3 +83,29 @@ func TestTenantLabelsSeparateStreams(t *testing.T) {
 	assert.NotContains(t, none, loki.Label{Name: loki.TenantLabel, Value: ""})
 	assert.Len(t, none, len(a)-1)
 }
+
+// TestSyntheticEntryOfUnplacedJournalReachesNoTenant: the finalizer's
+// entries about a journal no rule places (its torn tail's preview, its
+// summary, a go-session run's cost) are that journal's content like its
+// lines: they must not be sent without a tenant (to whatever tenant
+// Loki or a gateway takes for a request without X-Scope-OrgID, or
+// refused 401 and retried for ever) but dead-lettered, reason no_tenant,
+// and cost nothing, as its lines do.
+func TestSyntheticEntryOfUnplacedJournalReachesNoTenant(t *testing.T) {
+	root := t.TempDir()
+	e := newEnv(t, func(c *Config) {
+		c.Tenants.Roots = map[string][]string{"team-a": {filepath.Join(root, "team-a")}}
+	})
+	path := filepath.Join(root, "elsewhere", goldenJob, "session_20261121T100000Z_p.jsonl")
+	entries := []Synthetic{{Path: path, Kind: "truncated_tail", Time: testNow,
+		Line: []byte(`{"journalship":"truncated_tail","preview":"{\"type\":\"TOOL_RESULT\""}`), Annotations: []string{"truncated_tail"},
+		Cost: 1.5, CostModel: "claude-sonnet-4-5"}}
+	require.NoError(t, e.pipe.ShipSynthetic(context.Background(), entries))
+	for _, got := range e.cap.entries() {
+		assert.NotEqual(t, path, got.md["file"], "an unplaced journal's synthetic entry was sent without a tenant: %s", got.line)
+	}
+	dl, err := os.ReadFile(e.dlPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(dl), "Tenant_Fallback is not set", "dead-lettered with the reason")
+	assert.Zero(t, testutil.ToFloat64(e.metrics.CostUSD.WithLabelValues("claude-sonnet-4-5", "default")), "no cost counted under no tenant")
+}
