@@ -244,6 +244,10 @@ func (p *Pipeline) prevOf(ctx context.Context, w *work, f *fileState, j format.J
 func (p *Pipeline) judgeLine(w *work, f *fileState, j format.Judge, i int, prev integrity.Prev) integrity.Prev {
 	r, it, ev := &w.recs[i], &w.items[i], &w.ev
 	if r.Problem != "" {
+		// Its line was read (only its path or offset is unusable): the
+		// dead letter keeps it, so it is redacted as any line is.
+		it.format = f.format.Name()
+		p.redact(w, i, unsafe.String(unsafe.SliceData(r.Path), len(r.Path)))
 		w.deadLetter(i, dlUndecodable, r.Problem)
 		return prev
 	}

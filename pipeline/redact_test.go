@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/secretsample"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
@@ -160,4 +161,23 @@ func TestSyntheticEntriesAreRedacted(t *testing.T) {
 	assert.Equal(t, "1 github-pat", es[0].md["redacted"])
 	assert.Equal(t, line, entries[0].Line, "the caller's entry is untouched")
 	assert.Equal(t, 1.0, testutil.ToFloat64(e.metrics.SecretsRedacted.WithLabelValues("github-pat", "cortex")))
+}
+
+// TestUndecodableRecordIsRedactedInItsDeadLetter: a record whose line
+// was read but whose offset (or path) value is unusable is dead-lettered
+// with its line: that line may hold a secret like any other and must be
+// redacted in the dead letter too.
+func TestUndecodableRecordIsRedactedInItsDeadLetter(t *testing.T) {
+	_, ghp := secretOf(t, "github-pat")
+	e := newEnv(t, nil)
+	line := []byte(`{"type":"TOOL_RESULT","timestamp":"2026-11-21T10:00:30.000Z","result_summary":"token ` + ghp + `"}`)
+	recs := []chunk.Record{{Time: testNow, Line: line, Path: []byte("/d/" + goldenJob + "/session_20261121T100000Z_p.jsonl"),
+		Problem: "offset value is a string, not integer"}}
+	res, err := e.pipe.Ship(context.Background(), recs, "t")
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.DeadLettered)
+	dl, err := os.ReadFile(e.dlPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(dl), "offset value is a string")
+	assert.NotContains(t, string(dl), ghp, "a dead letter is redacted")
 }
