@@ -87,7 +87,7 @@ FUZZ_TARGETS := chunk:FuzzDecode:200000x integrity:FuzzScan:150000x format/corte
 	format/orbitmesh:FuzzJudge:100000x format/orbitmesh:FuzzClaim:100000x format/orbitmesh:FuzzSnapshot:10000x \
 	format/claudecode:FuzzJudge:100000x format/claudecode:FuzzClaim:100000x \
 	format/gosession:FuzzJudge:100000x format/gosession:FuzzClaim:100000x format/gosession:FuzzMetadata:50000x \
-	format/gosession:FuzzManifest:50000x format/gosession:FuzzTime:100000x
+	format/gosession:FuzzManifest:50000x format/gosession:FuzzTime:100000x redact:FuzzRedact:50000x
 fuzz:
 	@failed=""; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; budget=$${rest#*:}; \
 		budget=$${FUZZTIME:-$$budget}; echo "fuzz $$pkg $$fn ($$budget)"; \
@@ -95,7 +95,7 @@ fuzz:
 	if [ -n "$$failed" ]; then echo "fuzz targets that failed:$$failed"; exit 1; fi
 
 bench: build
-	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s -cpu=1 ./chunk ./integrity ./format/... ./loki ./pipeline ./audit ./ledger
+	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s -cpu=1 ./chunk ./integrity ./format/... ./loki ./pipeline ./audit ./ledger ./redact
 	$(GO) test -run=NONE -bench=BenchmarkPlugin -benchtime=3x ./e2e
 
 run: build loki
