@@ -11,6 +11,7 @@ import (
 	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/enrich"
 	"github.com/journalship/journalship/format/registry"
+	"github.com/journalship/journalship/internal/kv"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
@@ -256,15 +257,7 @@ var redactSettingOf = map[string]string{"Enabled": "Redact_Secrets", "Rules": "R
 	"AllowRules": "Redact_Allow_Rules", "AllowValues": "Redact_Allow_Values", "AllowPaths": "Redact_Allow_Paths"}
 
 // list parses a comma-separated list (empty items dropped).
-func (p *parser) list(name string) []string {
-	var out []string
-	for _, v := range strings.Split(p.get(name), ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func (p *parser) list(name string) []string { return kv.List(p.get(name)) }
 
 // parser reads settings, keeping the first error.
 type parser struct {

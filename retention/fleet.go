@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/journalship/journalship/internal/kv"
 )
 
 // Fleet sweeps several roots, one agent each, with one status source,
@@ -42,15 +44,7 @@ func NewFleet(cfg Config, roots []string, status Status, fin Finalizer, l Ledger
 }
 
 // ParseRoots splits a comma-separated list of roots (the CLI's --root).
-func ParseRoots(s string) []string {
-	var out []string
-	for _, r := range strings.Split(s, ",") {
-		if r = strings.TrimSpace(r); r != "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func ParseRoots(s string) []string { return kv.List(s) }
 
 // checkRoots refuses an empty list, and roots that repeat or nest.
 func checkRoots(roots []string) error {

@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strings"
 
+	"github.com/journalship/journalship/internal/kv"
 	"github.com/journalship/journalship/loki"
 )
 
@@ -112,22 +112,9 @@ func compile(pattern string) (*regexp.Regexp, error) {
 
 // ParseRoots parses the Tenant_Roots setting: "team-a=/a:/b,team-b=/c".
 func ParseRoots(s string) (map[string][]string, error) {
-	out := map[string][]string{}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		name, dirs, ok := strings.Cut(part, "=")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.TrimSpace(dirs) == "" {
-			return nil, fmt.Errorf("tenant: %q is not tenant=/dir[:/dir2]", part)
-		}
-		for _, d := range strings.Split(dirs, ":") {
-			if d = strings.TrimSpace(d); d != "" {
-				out[name] = append(out[name], filepath.Clean(d))
-			}
-		}
+	roots, err := kv.Dirs(s, "tenant")
+	if err != nil {
+		return nil, fmt.Errorf("tenant: %w", err)
 	}
-	return out, nil
+	return roots, nil
 }

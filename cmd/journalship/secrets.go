@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/journalship/journalship/internal/kv"
 	"github.com/journalship/journalship/redact"
 )
 
@@ -41,18 +42,8 @@ func (s *secretFlags) register(c *command) {
 
 func (s *secretFlags) config() redact.Config {
 	c := s.cfg
-	c.AllowRules, c.AllowValues, c.AllowPaths = splitList(s.allowRules), splitList(s.allowValues), splitList(s.allowPaths)
+	c.AllowRules, c.AllowValues, c.AllowPaths = kv.List(s.allowRules), kv.List(s.allowValues), kv.List(s.allowPaths)
 	return c
-}
-
-func splitList(v string) []string {
-	var out []string
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // secretFinding is one secret verify --secrets reports: where, and by

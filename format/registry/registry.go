@@ -17,6 +17,7 @@ import (
 	"github.com/journalship/journalship/format/gosession"
 	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/unknown"
+	"github.com/journalship/journalship/internal/kv"
 )
 
 // All returns every registered format with its default configuration, in
@@ -266,22 +267,9 @@ func (r *Registry) inRoots(name, path string) bool {
 
 // ParseRoots parses the Format_Roots setting: "codelia=/a:/b,orbitmesh=/c".
 func ParseRoots(s string) (map[string][]string, error) {
-	out := map[string][]string{}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		name, dirs, ok := strings.Cut(part, "=")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.TrimSpace(dirs) == "" {
-			return nil, fmt.Errorf("registry: %q is not format=/dir[:/dir2]", part)
-		}
-		for _, d := range strings.Split(dirs, ":") {
-			if d = strings.TrimSpace(d); d != "" {
-				out[name] = append(out[name], filepath.Clean(d))
-			}
-		}
+	roots, err := kv.Dirs(s, "format")
+	if err != nil {
+		return nil, fmt.Errorf("registry: %w", err)
 	}
-	return out, nil
+	return roots, nil
 }
