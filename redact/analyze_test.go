@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -115,4 +116,30 @@ func alnum() byteSet {
 	addRange(&s, 'A', 'Z')
 	addRange(&s, 'a', 'z')
 	return s
+}
+
+// TestUnboundedRuleSearchesALongLineOnce: a rule of unbounded length
+// (curl-auth-user, connection-string-password) searched to the end of
+// the line from each of its anchors made a long line holding many of
+// them quadratic: a tool's output of a 64 KB script of curl commands
+// took 30 s to redact, a line of Max_Line_Bytes minutes, holding up the
+// flush. The end of the line is searched once per rule.
+func TestUnboundedRuleSearchesALongLineOnce(t *testing.T) {
+	r := newRedactor(t, nil)
+	runs := 0
+	r.extracted = func() { runs++ }
+	for _, cmd := range []string{"curl -s https://example.com/api/v1/items | jq .\n", "psql postgres://localhost:5432/app -c 'select 1'\n"} {
+		runs = 0
+		line := mustJSON(map[string]any{"type": "TOOL_RESULT", "output": strings.Repeat(cmd, 300)})
+		_, found := r.Redact("s.jsonl", line, nil)
+		assert.Empty(t, found)
+		assert.Less(t, runs, 20, "%q: the rules' expressions ran %d times over a line of 300 anchors", cmd, runs)
+	}
+	// What the search past the window finds is still found: a secret far
+	// behind the first anchor, and one after many others.
+	line := mustJSON(map[string]any{"type": "TOOL_RESULT", "output": "curl https://x" + strings.Repeat(" a", 3000) +
+		"\n" + strings.Repeat("curl -s https://example.com/ | jq .\n", 200) + "curl -u deploy:Zr8xQ2vLm9Kp https://y\n"})
+	out, found := r.Redact("s.jsonl", line, nil)
+	require.NotEmpty(t, found)
+	assert.NotContains(t, string(out), "Zr8xQ2vLm9Kp")
 }

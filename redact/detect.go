@@ -65,6 +65,12 @@ const maxReach = 4096
 func (r *Redactor) findAnchored(ru *rule, text []byte, depth int) []hit {
 	p := &ru.plan
 	var out []hit
+	// rest, when >= 0: text[rest:] was searched to its end for every
+	// match, so an anchor whose matches start there has nothing more to
+	// give. Without it, a rule of unbounded length would search to the
+	// end of the text again from each of its anchors: quadratic in a
+	// long line holding many (a script of a thousand curl commands).
+	rest := -1
 	for ai := range p.anchors {
 		a := &p.anchors[ai]
 		for from := 0; from < len(text); {
@@ -74,22 +80,32 @@ func (r *Redactor) findAnchored(ru *rule, text []byte, depth int) []hit {
 			}
 			at += from
 			from = at + 1
-			if !a.fits(text, at+len(a.lit), false) || inside(out, at) || !p.passes(text, at) {
-				continue
-			}
 			// A match holding this anchor lies within back bytes before it
 			// and reach bytes after; one context byte more on each side.
 			// Without a bound, a window of maxReach bytes is tried first.
 			lo, hi := max(0, at-p.back-1), len(text)
+			if rest >= 0 && lo >= rest {
+				continue
+			}
+			if !a.fits(text, at+len(a.lit), false) || inside(out, at) || !p.passes(text, at) {
+				continue
+			}
 			if p.reach >= 0 {
 				hi = min(hi, at+p.reach+1)
-			} else if hi > at+maxReach {
-				n := len(out)
-				out = r.find(ru, text, lo, at+maxReach, at, depth, out)
-				if len(out) > n && out[len(out)-1].mend < at+maxReach-1 {
-					continue // the match ends inside the window
+			} else {
+				if hi > at+maxReach {
+					n := len(out)
+					out = r.find(ru, text, lo, at+maxReach, at, depth, out)
+					if len(out) > n && out[len(out)-1].mend < at+maxReach-1 {
+						continue // the match ends inside the window
+					}
+					out = out[:n]
 				}
-				out = out[:n]
+				// Every match to the end of the text, once: each holds an
+				// anchor that passes the filter, so none is one this
+				// anchor alone would not have found.
+				out, rest = r.find(ru, text, lo, hi, -1, depth, out), lo
+				continue
 			}
 			out = r.find(ru, text, lo, hi, at, depth, out)
 		}
