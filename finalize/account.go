@@ -144,7 +144,10 @@ type tailEntry struct {
 // stopped), so it ends the session's trail, and a second run ships an
 // identical entry, which Loki stores once.
 func (f *Finalizer) shipTail(ctx context.Context, path string, s snapshot) error {
-	te := tailEntry{Journalship: "truncated_tail", File: path, Offset: s.tailFrom, Bytes: len(s.tail), Preview: audit.PreviewN(s.tail, f.cfg.PreviewChars)}
+	// The tail is redacted before it is cut: a cut inside a secret would
+	// leave its start, too short for its rule to find in the preview.
+	preview := audit.PreviewN(f.ship.RedactLine(path, s.tail), f.cfg.PreviewChars)
+	te := tailEntry{Journalship: "truncated_tail", File: path, Offset: s.tailFrom, Bytes: len(s.tail), Preview: preview}
 	if b, err := f.reader.Lookbehind(path, s.tailFrom, s.tail, -1, f.ship.Format(path).NewJudge()); err == nil && b.SeqKnown && !b.AtStart {
 		te.LastSeq = &b.PrevSeq
 	}

@@ -77,6 +77,9 @@ type Shipper interface {
 	ShipSynthetic(ctx context.Context, entries []pipeline.Synthetic) error
 	// Format is the journal format of the file at path.
 	Format(path string) format.Format
+	// RedactLine returns line, of the file at path, with its secrets
+	// replaced (line itself when it holds none).
+	RedactLine(path string, line []byte) []byte
 }
 
 // Ledger is the part of the ledger the finalizer uses.

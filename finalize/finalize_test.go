@@ -276,3 +276,32 @@ func TestSizeAlertsAreAnnotatedAndCounted(t *testing.T) {
 	assert.Equal(t, 1.0, testutil.ToFloat64(cfg.Metrics.JobDirSizeAlerts))
 	assert.Equal(t, 1.0, testutil.ToFloat64(cfg.Metrics.FilesFinished.WithLabelValues("warning", "")))
 }
+
+// TestTornTailPreviewHoldsNoPartOfASecret: the preview of a torn tail is
+// its first 200 characters. A secret the tail holds whole but the cut
+// falls inside was not found in the preview (too short for its rule) and
+// its first characters left the node in the cut-off marker. The tail is
+// redacted before its preview is taken.
+func TestTornTailPreviewHoldsNoPartOfASecret(t *testing.T) {
+	e := newEnv(t)
+	token := "ghp_" + "R8zQ2vLm9KpX4tWb7NcY1dFh6JsU3aEo5GiT"
+	head := `{"type":"TOOL_RESULT","timestamp":"` + base.Format("2006-01-02T15:04:05.000Z") + `","output":"export GITHUB_TOKEN=`
+	head += strings.Repeat("x", 185-len(head)) + " " // the token starts 186 characters in
+	tail := head + token + ` and then the writer died`
+	path := e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\n"+tail, 20*time.Minute)
+	f := e.finalizer(t, nil, nil)
+	o, err := f.File(context.Background(), path)
+	require.NoError(t, err)
+	require.True(t, o.Finished)
+	assert.Equal(t, len(tail), o.TailBytes, "the tail's bytes are the file's")
+
+	var marker lokiquery.Entry
+	for _, en := range e.entries(t, 3) {
+		if en.Stream["event_type"] == "truncated_tail" {
+			marker = en
+		}
+	}
+	require.NotEmpty(t, marker.Line)
+	assert.NotContains(t, marker.Line, token[:12], "no part of the secret in the preview: %s", marker.Line)
+	assert.Contains(t, marker.Line, "REDACTED-SEC", "the replacement, cut in its turn")
+}

@@ -342,6 +342,9 @@ func (i *Instance) ShipSynthetic(ctx context.Context, entries []pipeline.Synthet
 	return i.pipe.ShipSynthetic(ctx, entries)
 }
 
+// RedactLine is the pipeline's RedactLine: line with its secrets replaced.
+func (i *Instance) RedactLine(path string, line []byte) []byte { return i.pipe.RedactLine(path, line) }
+
 // Format returns the journal format of the file at path, as the pipeline
 // detects it.
 func (i *Instance) Format(path string) format.Format { return i.pipe.Format(path) }

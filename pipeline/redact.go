@@ -31,6 +31,16 @@ func (p *Pipeline) redact(w *work, i int, path string) {
 	it.annots |= aRedacted
 }
 
+// RedactLine returns line, a journal line (or part of one) of the file at
+// path, with its secrets replaced as they are before a line leaves the
+// node: line itself when it holds none. The finalizer redacts a torn tail
+// with it before cutting its preview, so that the cut never leaves the
+// start of a secret the whole tail shows.
+func (p *Pipeline) RedactLine(path string, line []byte) []byte {
+	out, _ := p.redactor.Redact(path, line, nil)
+	return out
+}
+
 // redactMeta replaces, in metadata values taken from a line (an id, a
 // tool name), the secrets found in that line: a secret in a field that
 // becomes metadata must not leave the node that way either.
