@@ -111,7 +111,7 @@ func (a *auditor) line(l rawLine) {
 	a.nonEmpty()
 	ev, reason := a.judge(l, t)
 	if reason != "" {
-		a.invalid(LineIssue{Line: a.lineNo, Offset: l.offset, Reason: reason, Preview: Preview(t)}, l.length)
+		a.invalid(LineIssue{Line: a.lineNo, Offset: l.offset, Reason: reason, Preview: a.preview(t)}, l.length)
 		a.nulProblem(l.offset, int64(bytes.Count(l.data, []byte{0})))
 	} else {
 		a.r.ValidLines++
@@ -195,7 +195,7 @@ func (a *auditor) oversize(l rawLine) {
 	}
 	a.nonEmpty()
 	a.problem(fmt.Sprintf("line at offset %d is longer than %d bytes", l.offset, a.cfg.MaxLineBytes))
-	a.invalid(LineIssue{Line: a.lineNo, Offset: l.offset, Reason: reasonTooLong, Preview: Preview(jsTrim(l.head))}, l.length)
+	a.invalid(LineIssue{Line: a.lineNo, Offset: l.offset, Reason: reasonTooLong, Preview: a.preview(jsTrim(l.head))}, l.length)
 	a.nulProblem(l.offset, l.nuls)
 }
 
@@ -221,9 +221,17 @@ func (a *auditor) schemaInvalid(l rawLine, ev *format.Event) {
 	a.r.SchemaInvalidLines++
 	if len(a.r.SchemaInvalidDetails) < a.cfg.MaxDetails {
 		a.r.SchemaInvalidDetails = append(a.r.SchemaInvalidDetails, LineIssue{
-			Line: a.lineNo, Offset: l.offset, Reason: integrity.ViolationText(ev.Violations), Preview: Preview(jsTrim(l.data)),
+			Line: a.lineNo, Offset: l.offset, Reason: integrity.ViolationText(ev.Violations), Preview: a.preview(jsTrim(l.data)),
 		})
 	}
+}
+
+// preview is Preview of line, its secrets replaced first with Redact.
+func (a *auditor) preview(line []byte) string {
+	if a.cfg.Redact != nil {
+		line = a.cfg.Redact(line)
+	}
+	return Preview(line)
 }
 
 func (a *auditor) nulProblem(offset, n int64) {

@@ -47,6 +47,10 @@ type Config struct {
 	// Formats says how each file's format is found and judged (the
 	// plugin's Format, Format_Roots and Known_Schema_Versions).
 	Formats registry.Config
+	// Redact, when set, replaces the secrets of a line before its preview
+	// is taken (the finalizer ships the report): a preview cut inside a
+	// secret would leave its start, too short for its rule.
+	Redact func(line []byte) []byte
 }
 
 // DefaultConfig returns the seed's thresholds.

@@ -63,7 +63,9 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 // entry, which Loki stores once), and tells whether the report says the
 // session is over.
 func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *Outcome) (ended bool, err error) {
-	rep, err := audit.FileAs(path, f.cfg.Audit, f.ship.Format(path))
+	cfg := f.cfg.Audit
+	cfg.Redact = func(line []byte) []byte { return f.ship.RedactLine(path, line) } // previews ship
+	rep, err := audit.FileAs(path, cfg, f.ship.Format(path))
 	if err != nil {
 		return false, fmt.Errorf("finalize: audit %s: %w", path, err)
 	}

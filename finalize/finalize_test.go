@@ -305,3 +305,29 @@ func TestTornTailPreviewHoldsNoPartOfASecret(t *testing.T) {
 	assert.NotContains(t, marker.Line, token[:12], "no part of the secret in the preview: %s", marker.Line)
 	assert.Contains(t, marker.Line, "REDACTED-SEC", "the replacement, cut in its turn")
 }
+
+// TestFileSummaryPreviewsHoldNoPartOfASecret: the file summary (the
+// audit report) previews the torn tail and the first corrupt (and
+// schema-invalid) lines, 200 characters each; a secret the cut falls
+// inside must not leave its start there either.
+func TestFileSummaryPreviewsHoldNoPartOfASecret(t *testing.T) {
+	e := newEnv(t)
+	token := "ghp_" + "R8zQ2vLm9KpX4tWb7NcY1dFh6JsU3aEo5GiT"
+	cut := func(head string) string { return head + strings.Repeat("x", 185-len(head)) + " " + token + ` and more` }
+	corrupt := cut(`{"type":"TOOL_RESULT" not json at all `)
+	tail := cut(`{"type":"TOOL_RESULT","output":"`)
+	path := e.write(t, "session_20261121T100000Z_p1.jsonl", start+"\n"+corrupt+"\n"+ev("ERROR", 2, "")+"\n"+tail, 20*time.Minute)
+	f := e.finalizer(t, nil, nil)
+	o, err := f.File(context.Background(), path)
+	require.NoError(t, err)
+	require.True(t, o.Finished)
+
+	var summary lokiquery.Entry
+	for _, en := range e.entries(t, 5) {
+		if en.Stream["event_type"] == "file_summary" {
+			summary = en
+		}
+	}
+	require.NotEmpty(t, summary.Line)
+	assert.NotContains(t, summary.Line, token[:12], "no part of the secret in the summary: %s", summary.Line)
+}
