@@ -45,21 +45,24 @@ func (p *Pipeline) RedactLine(path string, line []byte) []byte {
 // tool name), the secrets found in that line: a secret in a field that
 // becomes metadata must not leave the node that way either.
 func redactMeta(meta []loki.Label, line []byte, found []redact.Finding) {
+	for k := range meta {
+		meta[k].Value = redactValue(meta[k].Value, line, found)
+	}
+}
+
+// redactValue returns v with the secrets found in line replaced.
+func redactValue(v string, line []byte, found []redact.Finding) string {
 	for _, f := range found {
 		raw := string(line[f.Start:f.End])
 		secret := raw
 		if s, err := strconv.Unquote(`"` + raw + `"`); err == nil {
 			secret = s // as decoded from its JSON string
 		}
-		if secret == "" {
-			continue
-		}
-		for k := range meta {
-			if strings.Contains(meta[k].Value, secret) {
-				meta[k].Value = strings.ReplaceAll(meta[k].Value, secret, "<REDACTED-SECRET:"+f.Rule+">")
-			}
+		if secret != "" && strings.Contains(v, secret) {
+			v = strings.ReplaceAll(v, secret, "<REDACTED-SECRET:"+f.Rule+">")
 		}
 	}
+	return v
 }
 
 // shipped is the line of record r as it leaves the node.
@@ -99,9 +102,14 @@ func (p *Pipeline) redactSynthetic(entries []Synthetic) map[redactKey]int {
 		if len(found) == 0 {
 			continue
 		}
+		// Values shipped as metadata (a side file's end_reason, model)
+		// may hold what the line does.
+		e.Role, e.Model, e.EndReason = redactValue(e.Role, e.Line, found), redactValue(e.Model, e.Line, found), redactValue(e.EndReason, e.Line, found)
+		e.Metadata = slices.Clone(e.Metadata)
+		redactMeta(e.Metadata, e.Line, found)
 		e.Line = out
 		e.Annotations = append(slices.Clip(e.Annotations), annotNames[bits.TrailingZeros32(uint32(aRedacted))])
-		e.Metadata = append(slices.Clip(e.Metadata), loki.Label{Name: mdRedacted, Value: redactedDetail(found)})
+		e.Metadata = append(e.Metadata, loki.Label{Name: mdRedacted, Value: redactedDetail(found)})
 		if counts == nil {
 			counts = map[redactKey]int{}
 		}

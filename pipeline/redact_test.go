@@ -10,6 +10,7 @@ import (
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/secretsample"
+	"github.com/journalship/journalship/loki"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -180,4 +181,26 @@ func TestUndecodableRecordIsRedactedInItsDeadLetter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(dl), "offset value is a string")
 	assert.NotContains(t, string(dl), ghp, "a dead letter is redacted")
+}
+
+// TestSyntheticMetadataIsRedacted: a synthetic entry built from a side
+// file (a go-session run's summary) carries values of its line as
+// metadata (end_reason, model): a secret redacted in the line must not
+// ship in them.
+func TestSyntheticMetadataIsRedacted(t *testing.T) {
+	_, ghp := secretOf(t, "github-pat")
+	e := newEnv(t, nil)
+	reason := "error: push failed with token " + ghp
+	line, err := json.Marshal(map[string]any{"exit_reason": reason, "model": "m"})
+	require.NoError(t, err)
+	entries := []Synthetic{{Path: "/d/" + goldenJob + "/session_20261121T100000Z_p.jsonl", Kind: "metadata",
+		Time: testNow, Line: line, Role: "session_end", EndReason: reason, Metadata: []loki.Label{{Name: "detail", Value: reason}}}}
+	require.NoError(t, e.pipe.ShipSynthetic(context.Background(), entries))
+	es := e.cap.entries()
+	require.Len(t, es, 1)
+	assert.NotContains(t, es[0].line, ghp)
+	for k, v := range es[0].md {
+		assert.NotContains(t, v, ghp, "metadata %s", k)
+	}
+	assert.Equal(t, reason, entries[0].EndReason, "the caller's entry is untouched")
 }
