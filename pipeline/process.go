@@ -35,6 +35,14 @@ func (p *Pipeline) processOrphans(w *work, idx []int) {
 	f := &fileState{stateEnd: -1}
 	f.setFormat(p.formats.Detect("", w.recs[idx[0]].Line))
 	f.path.Problem = "record has no path (set Path_Key on the tail input)"
+	// No rule places a record without a path: the fallback tenant's, or
+	// dead-lettered (no_tenant), never sent without a tenant. Said once
+	// a flush by checkRecordKeys, not here.
+	if t, err := p.tenants.Of(""); err != nil {
+		f.unplaced = f.path.Problem + ": no tenant rule places it, and Tenant_Fallback is not set"
+	} else {
+		f.tenant = t
+	}
 	j := w.judge(f.format)
 	for _, i := range idx {
 		p.judgeLine(w, f, j, i, integrity.Prev{})

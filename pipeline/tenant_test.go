@@ -109,3 +109,38 @@ func TestSyntheticEntryOfUnplacedJournalReachesNoTenant(t *testing.T) {
 	assert.Contains(t, string(dl), "Tenant_Fallback is not set", "dead-lettered with the reason")
 	assert.Zero(t, testutil.ToFloat64(e.metrics.CostUSD.WithLabelValues("claude-sonnet-4-5", "default")), "no cost counted under no tenant")
 }
+
+// TestRecordsWithoutPathFollowTheTenantRules: records without a path
+// (tail's Path_Key not set) are placed by no rule: with tenant rules and
+// no Tenant_Fallback they are dead-lettered (no_tenant), never sent
+// without a tenant (to whatever tenant Loki or a gateway takes for a
+// request without X-Scope-OrgID, or refused 401 and retried for ever);
+// with a fallback they go to it.
+func TestRecordsWithoutPathFollowTheTenantRules(t *testing.T) {
+	data, err := os.ReadFile("testdata/journal.jsonl")
+	require.NoError(t, err)
+	root := t.TempDir()
+	recs := tailRecords("", data, testNow)
+	lines := len(recs)
+
+	e := newEnv(t, func(c *Config) { c.Tenants.Roots = map[string][]string{"team-a": {filepath.Join(root, "team-a")}} })
+	_, err = e.pipe.Ship(context.Background(), recs, "t")
+	require.NoError(t, err)
+	assert.Empty(t, e.cap.entries(), "no line without a tenant reaches Loki")
+	assert.Equal(t, float64(lines), testutil.ToFloat64(e.metrics.LinesDeadLettered.WithLabelValues("no_tenant")))
+
+	e = newEnv(t, func(c *Config) {
+		c.Tenants.Roots = map[string][]string{"team-a": {filepath.Join(root, "team-a")}}
+		c.Tenants.Fallback = "ops"
+	})
+	var got []string
+	_, err = e.pipe.Ship(context.Background(), tailRecords("", data, testNow), "t")
+	require.NoError(t, err)
+	for _, it := range e.cap.entries() {
+		got = append(got, it.line)
+	}
+	assert.Len(t, got, lines, "sent to the fallback")
+	for _, l := range e.pipe.labelSet.m {
+		assert.Contains(t, l, loki.Label{Name: loki.TenantLabel, Value: "ops"})
+	}
+}
