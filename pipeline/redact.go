@@ -46,9 +46,24 @@ func (p *Pipeline) RedactLine(path string, line []byte) []byte {
 // becomes metadata must not leave the node that way either.
 func redactMeta(meta []loki.Label, line []byte, found []redact.Finding) {
 	for k := range meta {
-		meta[k].Value = redactValue(meta[k].Value, line, found)
+		if !derivedMeta[meta[k].Name] {
+			meta[k].Value = redactValue(meta[k].Value, line, found)
+		}
 	}
 }
+
+// derivedMeta are the metadata keys whose values journalship takes from
+// the file's path, its settings or its own verdicts, never from a line's
+// content: a secret found in the line is not in them, and a short one
+// (a URL's password "worker") must not rewrite them where its letters
+// happen to occur (file=…/agent-worker-1.jsonl, pod=agent-worker-1).
+var derivedMeta = map[string]bool{string(KeyFile): true, string(KeyOffset): true, string(KeyPod): true,
+	string(KeyNode): true, string(KeyFormat): true, string(KeyIntegrity): true, string(KeyRole): true,
+	string(KeyAnnotations): true, mdRedacted: true, mdPathProblem: true, string(KeySessionStart): true,
+	string(KeySchemaVersion): true, string(KeyEventType): true, string(KeySeq): true, string(KeyStepIndex): true,
+	mdSeqGap: true, mdSeqRepeat: true, mdSeqRegression: true, mdCostUSD: true, mdCostModel: true,
+	mdReportedCost: true, mdCostComputed: true, string(KeyTokensIn): true, string(KeyTokensOut): true,
+	string(KeyTokensCacheRead): true, string(KeyTokensCacheWrite): true}
 
 // redactValue returns v with the secrets found in line replaced.
 func redactValue(v string, line []byte, found []redact.Finding) string {

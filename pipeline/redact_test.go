@@ -204,3 +204,24 @@ func TestSyntheticMetadataIsRedacted(t *testing.T) {
 	}
 	assert.Equal(t, reason, entries[0].EndReason, "the caller's entry is untouched")
 }
+
+// TestRedactionLeavesDerivedMetadataAlone: metadata taken from the path,
+// the settings or journalship's verdicts holds nothing of a line's
+// content. A short secret (a URL's password "worker") found in the line
+// must not rewrite it where its letters happen to occur: the entry would
+// no longer be found by its file or pod.
+func TestRedactionLeavesDerivedMetadataAlone(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, goldenJob, "session_20261121T100000Z_agent-worker-1.jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	line := `{"type":"TOOL_RESULT","timestamp":"2026-11-21T10:00:30.000Z","job_id":"` + goldenJob + `","session_id":"01956a3b-8000-7000-8000-000000000001","seq":1,"result_summary":"psql postgres://worker:worker@db/app"}` + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(line), 0o644))
+	e := newEnv(t, nil)
+	_, err := e.pipe.Ship(context.Background(), tailRecords(path, []byte(line), testNow), "t")
+	require.NoError(t, err)
+	got := e.cap.entries()
+	require.Len(t, got, 1)
+	assert.Contains(t, got[0].line, "<REDACTED-SECRET:connection-string-password>")
+	assert.Equal(t, path, got[0].md["file"])
+	assert.Equal(t, "agent-worker-1", got[0].md["pod"])
+}
