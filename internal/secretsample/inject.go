@@ -1,13 +1,16 @@
 package secretsample
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Inject returns line with text put at the start of its longest string
-// value (in a journal line, the prompt, the tool input or output: where
-// a secret an agent saw ends up), JSON-escaped as a runtime's encoder
-// writes it; ok is false when line has no string value. Everything else
-// is kept byte for byte, so the line stays the same JSON with a longer
-// string.
+// value of free text (one holding a space: in a journal line, the prompt,
+// the tool input or output, where a secret an agent saw ends up; not an
+// id or a hash), JSON-escaped as a runtime's encoder writes it; ok is
+// false when line has no such value. Everything else is kept byte for
+// byte, so the line stays the same JSON with a longer string.
 func Inject(line []byte, text string) (out []byte, ok bool) {
 	at := longestValue(line)
 	if at < 0 {
@@ -24,7 +27,7 @@ func Inject(line []byte, text string) (out []byte, ok bool) {
 }
 
 // longestValue returns where the content of line's longest string value
-// (not an object key) starts, or -1.
+// holding a space (not an object key) starts, or -1.
 func longestValue(line []byte) int {
 	best, bestLen := -1, -1
 	for i := 0; i < len(line); i++ {
@@ -46,7 +49,7 @@ func longestValue(line []byte) int {
 		for k < len(line) && (line[k] == ' ' || line[k] == '\t') {
 			k++
 		}
-		if (k >= len(line) || line[k] != ':') && j-start > bestLen {
+		if (k >= len(line) || line[k] != ':') && j-start > bestLen && bytes.IndexByte(line[start:j], ' ') >= 0 {
 			best, bestLen = start, j-start
 		}
 		i = j

@@ -29,6 +29,8 @@ func TestInject(t *testing.T) {
 	assert.Equal(t, "TOOL_RESULT", v["type"])
 	_, ok = Inject([]byte(`{"a":1,"b":[2,3]}`), "x")
 	assert.False(t, ok)
+	_, ok = Inject([]byte(`{"id":"01956a3b-8000-7000-8000-000000000001"}`), "x")
+	assert.False(t, ok, "no free text: ids and hashes are left alone")
 	_, ok = Inject([]byte(`not json "unterminated`), "x")
 	assert.False(t, ok)
 }
