@@ -1,6 +1,7 @@
 package journalfile
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -115,7 +116,46 @@ func (id Identity) String() string {
 // len(line). ErrChanged means the path no longer holds that line: the
 // file was replaced or rewritten since the line was read, and nothing may
 // be recorded for it under this path.
+//
+// The head is read on every call: a file copied over another (cp keeps
+// the inode and its birth time, and the copy may be longer) is told from
+// it only by its first line. The head is read first: its read starts the
+// kernel's readahead, which for a journal of a few hundred KB brings the
+// line into memory with it (Fluent Bit's tail drops a file's pages before
+// each read, so what is not in memory is read from disk).
 func Holds(path string, offset int64, line []byte, size int64) (Identity, error) {
-	var none *Checker // remembers nothing
-	return none.Holds(path, offset, line, size)
+	if size < int64(len(line)) {
+		size = int64(len(line))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	id, err := IdentityOfFile(f)
+	if err != nil {
+		return "", err
+	}
+	if err := holdsLine(f, offset, line, size); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// holdsLine checks that f holds line at offset, followed by "\n" or
+// "\r\n" after size bytes (ErrChanged when not).
+func holdsLine(f *os.File, offset int64, line []byte, size int64) error {
+	head := make([]byte, len(line))
+	if _, err := f.ReadAt(head, offset); err != nil || !bytes.Equal(head, line) {
+		return ErrChanged
+	}
+	end := make([]byte, 2)
+	n, err := f.ReadAt(end, offset+size)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if rest := end[:n]; n == 0 || (rest[0] != '\n' && (n < 2 || rest[0] != '\r' || rest[1] != '\n')) {
+		return ErrChanged
+	}
+	return nil
 }

@@ -64,3 +64,22 @@ func statOf(t *testing.T, fi os.FileInfo) (uint64, uint64) {
 	require.True(t, ok)
 	return uint64(st.Dev), st.Ino
 }
+
+// TestHoldsSeesAFileRewrittenLargerInPlace: `cp` of another journal over
+// a live one truncates it and writes it again, keeping the inode (and its
+// birth time), and the copy may be longer than the file was: only its
+// first line tells it from the old file, so Holds reads it every time
+// (the ledger must never take the copy's bytes for the old file's
+// ranges).
+func TestHoldsSeesAFileRewrittenLargerInPlace(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte("{\"a\":1}\n{\"b\":2}\n"), 0o644))
+	old, err := Holds(p, 8, []byte(`{"b":2}`), 0)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, []byte("{\"z\":1}\n{\"y\":2}\n{\"x\":3}\n"), 0o644)) // O_TRUNC: same inode
+	got, err := Holds(p, 16, []byte(`{"x":3}`), 0)
+	require.NoError(t, err)
+	assert.False(t, Same(old, got), "another first line: another file")
+	_, err = Holds(p, 8, []byte(`{"b":2}`), 0)
+	assert.ErrorIs(t, err, ErrChanged)
+}

@@ -93,7 +93,7 @@ func (p *Pipeline) shippedOf(ctx context.Context, c claimer, path string, recs [
 	}
 	for _, i := range []int{first, last} {
 		r := &recs[i]
-		id, err := p.checker.Holds(path, r.Offset, r.Line, r.Cut)
+		id, err := journalfile.Holds(path, r.Offset, r.Line, r.Cut)
 		if err != nil || !journalfile.Same(st.Identity, id) {
 			return nil
 		}

@@ -253,7 +253,7 @@ func (p *Pipeline) identify(w *work) []ledger.Segment {
 			continue
 		}
 		r := &w.recs[w.last[k]]
-		id, err := p.checker.Holds(path, r.Offset, r.Line, r.Cut)
+		id, err := journalfile.Holds(path, r.Offset, r.Line, r.Cut)
 		if err != nil {
 			bad[path] = err
 			continue

@@ -94,7 +94,6 @@ type Pipeline struct {
 	models   *interner // model names
 	ids      *interner // session and agent ids
 	reader   *journalfile.Reader
-	checker  *journalfile.Checker // the files' identities, read once
 	tenants  *tenant.Router
 	redactor *redact.Redactor
 	works    workPool
@@ -138,7 +137,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	p := &Pipeline{cfg: cfg, deps: deps, files: newFileCache(cfg.FileCacheSize),
 		models: &interner{m: map[string]string{}},
 		ids:    &interner{m: map[string]string{}}, reader: r, formats: reg,
-		checker: journalfile.NewChecker(), tenants: tenants, redactor: redactor}
+		tenants: tenants, redactor: redactor}
 	p.labelSet = newLabelSets(cfg)
 	p.behind = newBehind(cfg.MaxBehind, deps.Ledger)
 	p.bills = newBills(deps.Ledger)
