@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -122,7 +123,7 @@ func scanSecrets(r *redact.Redactor, path string) secretReport {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			rep.Lines++
-			text := line[:len(line)-1]
+			text := bytes.TrimSuffix(line[:len(line)-1], []byte("\r")) // as tail hands it over
 			_, found := r.Redact(path, text, buf[:0])
 			for _, x := range found {
 				rep.Findings = append(rep.Findings, secretFinding{Line: rep.Lines, Offset: off + int64(x.Start), Rule: x.Rule})
