@@ -108,16 +108,17 @@ func (c Config) rules() (*ruleSet, error) {
 	if err := c.validateShape(); err != nil {
 		return nil, err
 	}
-	key, err := c.rulesKey()
+	text, err := c.ruleFile()
 	if err != nil {
 		return nil, err
 	}
+	key := c.rulesKey(text)
 	compiled.Lock()
 	defer compiled.Unlock()
 	if set, ok := compiled.m[key]; ok {
 		return set, nil
 	}
-	set, err := c.compile()
+	set, err := c.compile(text)
 	if err != nil {
 		return nil, err
 	}
@@ -128,23 +129,34 @@ func (c Config) rules() (*ruleSet, error) {
 	return set, nil
 }
 
-// rulesKey names what the rule set of c is compiled from.
-func (c Config) rulesKey() (string, error) {
+// ruleFile reads the Rules file (nil when there is none). It is read
+// once: the rule set is keyed by and compiled from the same bytes.
+func (c Config) ruleFile() ([]byte, error) {
+	if c.Rules == "" {
+		return nil, nil
+	}
+	text, err := os.ReadFile(c.Rules)
+	if err != nil {
+		return nil, &ConfigError{Field: "Rules", Value: c.Rules, Reason: "cannot read the rule file: " + err.Error()}
+	}
+	return text, nil
+}
+
+// rulesKey names what the rule set of c is compiled from, the Rules
+// file by its content text.
+func (c Config) rulesKey(text []byte) string {
 	sum := [sha256.Size]byte{}
 	if c.Rules != "" {
-		text, err := os.ReadFile(c.Rules)
-		if err != nil {
-			return "", &ConfigError{Field: "Rules", Value: c.Rules, Reason: "cannot read the rule file: " + err.Error()}
-		}
 		sum = sha256.Sum256(text)
 	}
 	allow := slices.Sorted(slices.Values(c.AllowRules))
-	return fmt.Sprintf("%x %t %t %q", sum, c.Extend, c.Generic, allow), nil
+	return fmt.Sprintf("%x %t %t %q", sum, c.Extend, c.Generic, allow)
 }
 
-// compile loads the rules of c and compiles them.
-func (c Config) compile() (*ruleSet, error) {
-	gc, err := loadGitleaks(c.Rules, c.Extend)
+// compile loads the rules of c, its Rules file being text, and compiles
+// them.
+func (c Config) compile(text []byte) (*ruleSet, error) {
+	gc, err := loadGitleaks(c.Rules, text, c.Extend)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	_ "embed" // builtin.toml
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -48,10 +47,11 @@ func defaults() (config.Config, error) {
 // Gitleaks' config package.
 var translateMu sync.Mutex
 
-// loadGitleaks returns the Gitleaks configuration of a rule file (the
-// default rules when path is ""), extended with the default rules when
-// extend is true or the file asks for it.
-func loadGitleaks(path string, extend bool) (config.Config, error) {
+// loadGitleaks returns the Gitleaks configuration of the rule file at
+// path, whose content is text (the default rules when path is ""),
+// extended with the default rules when extend is true or the file asks
+// for it.
+func loadGitleaks(path string, text []byte, extend bool) (config.Config, error) {
 	def, err := defaults()
 	if err != nil {
 		return config.Config{}, fmt.Errorf("redact: Gitleaks' default rules: %w", err)
@@ -61,10 +61,6 @@ func loadGitleaks(path string, extend bool) (config.Config, error) {
 	}
 	bad := func(reason string, err error) error {
 		return &ConfigError{Field: "Rules", Value: path, Reason: fmt.Sprintf("%s: %v", reason, err)}
-	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return config.Config{}, bad("cannot read the rule file", err)
 	}
 	vc, err := parseTOML(string(text))
 	if err != nil {
