@@ -65,16 +65,14 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	var first, again loki.Batch
 	kept := make([]loki.Entry, len(entries))
 	labels := make([][]loki.Label, len(entries))
-	unplaced := make([]bool, len(entries))
+	tenants := make([]tenantOf, len(entries))
 	now := p.cfg.Now()
 	for i := range entries {
 		e := &entries[i]
-		var why string
-		labels[i], kept[i], why = p.syntheticEntry(e, i)
-		if why != "" {
+		labels[i], kept[i], tenants[i] = p.syntheticEntry(e, i)
+		if why := tenants[i].unplaced; why != "" {
 			// A journal no rule places: its entries are its content as
 			// its lines are, never sent without a tenant.
-			unplaced[i] = true
 			letter := syntheticLetter(e, why)
 			letter.Stage = dlNoTenant.stage
 			dl = append(dl, letter)
@@ -118,7 +116,7 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	if err := p.deps.DeadLetters.Write(dl); err != nil {
 		return &RetryError{Cause: "dead_letter", Err: err}
 	}
-	p.countSyntheticCost(entries, unplaced)
+	p.countSyntheticCost(entries, tenants)
 	p.countRedactions(redactions)
 	return nil
 }
@@ -140,17 +138,19 @@ func (p *Pipeline) syntheticWindow(labels []loki.Label, t, now time.Time) (time.
 // they are in Loki (or dead-lettered, with the reason: the dollars were
 // spent either way), but those of a journal no tenant rule places, whose
 // lines count nothing either.
-func (p *Pipeline) countSyntheticCost(entries []Synthetic, unplaced []bool) {
+func (p *Pipeline) countSyntheticCost(entries []Synthetic, tenants []tenantOf) {
 	if p.deps.Metrics == nil {
 		return
 	}
 	for i := range entries {
-		if e := &entries[i]; !unplaced[i] && e.CostModel != "" && e.Cost > 0 && p.counted.Add(syntheticKey(e)) == 1 {
-			t, _ := p.tenants.Of(e.Path)
-			p.deps.Metrics.CostUSD.WithLabelValues(p.modelLabel.Value(e.CostModel), tenantLabel(t)).Add(e.Cost)
+		if e := &entries[i]; tenants[i].unplaced == "" && e.CostModel != "" && e.Cost > 0 && p.counted.Add(syntheticKey(e)) == 1 {
+			p.deps.Metrics.CostUSD.WithLabelValues(p.modelLabel.Value(e.CostModel), tenantLabel(tenants[i].tenant)).Add(e.Cost)
 		}
 	}
 }
+
+// tenantOf is the tenant of a synthetic entry's file, or why it has none.
+type tenantOf struct{ tenant, unplaced string }
 
 // countedMemory is how many synthetic entries whose cost was counted a
 // process remembers, so that one shipped again is counted once.
@@ -202,15 +202,15 @@ func (p *Pipeline) Format(path string) format.Format {
 	return f.format
 }
 
-// syntheticEntry builds labels and entry for e, with the file's context;
-// unplaced, when not "", says why the file has no tenant (nothing built).
-func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) (labels []loki.Label, entry loki.Entry, unplaced string) {
+// syntheticEntry builds labels and entry for e, with the file's context,
+// and says the file's tenant, or why it has none (then nothing is built).
+func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) (labels []loki.Label, entry loki.Entry, tenant tenantOf) {
 	f := p.files.get([]byte(e.Path))
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p.detect(f, e.Path, &chunk.Record{Offset: 1, HasOffset: true})
 	if f.unplaced != "" {
-		return nil, loki.Entry{}, f.unplaced
+		return nil, loki.Entry{}, tenantOf{unplaced: f.unplaced}
 	}
 	labels = p.labelSet.get(f.tenant, f.format.Name(), e.Kind, "synthetic", p.versionValue(f))
 	var md []loki.Label
@@ -248,5 +248,5 @@ func (p *Pipeline) syntheticEntry(e *Synthetic, ref int) (labels []loki.Label, e
 		md = append(md, loki.Label{Name: mdReportedCost, Value: string(formatUSD(scratch[:0], e.Reported))})
 	}
 	md = append(md, e.Metadata...)
-	return labels, loki.Entry{Timestamp: e.Time, Line: string(e.Line), Metadata: md, Ref: ref}, ""
+	return labels, loki.Entry{Timestamp: e.Time, Line: string(e.Line), Metadata: md, Ref: ref}, tenantOf{tenant: f.tenant}
 }
