@@ -159,6 +159,18 @@ func FormatSettings(get Getter) (registry.Config, error) {
 	return c.pipeline.Formats, nil
 }
 
+// RedactSettings parses and validates every setting read through get, as
+// NewInstance does, and returns how secrets are redacted (Redact_*): what
+// a command that reports secrets without shipping (verify --secrets)
+// needs to find what the plugin would replace.
+func RedactSettings(get Getter) (redact.Config, error) {
+	c, err := parseConfig(get)
+	if err != nil {
+		return redact.Config{}, err
+	}
+	return c.pipeline.Redact, nil
+}
+
 func (c config) validate() error {
 	for _, err := range []error{c.chunk.Validate(), c.pipeline.Validate(), c.loki.Validate(), c.deadLetter.Validate(), c.metrics.Validate(), c.pricing.Validate()} {
 		if err != nil {

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/journalship/journalship/internal/kv"
 	"github.com/journalship/journalship/redact"
 )
 
@@ -22,30 +21,6 @@ const (
 	exitSecrets  = 1 // a line would be redacted
 	exitUnread   = 2 // a file could not be read
 )
-
-// secretFlags are the redaction settings verify --secrets judges with:
-// the plugin's Redact_* (Hash and its key change nothing that is found).
-type secretFlags struct {
-	cfg                     redact.Config
-	allowRules, allowValues string
-	allowPaths              string
-}
-
-func (s *secretFlags) register(c *command) {
-	s.cfg = redact.DefaultConfig()
-	c.fs.StringVar(&s.cfg.Rules, "redact-rules", "", "Gitleaks TOML rule file (the plugin's Redact_Rules)")
-	c.fs.BoolVar(&s.cfg.Extend, "redact-rules-extend", false, "add --redact-rules to the built-in rules (Redact_Rules_Extend)")
-	c.fs.BoolVar(&s.cfg.Generic, "redact-generic", false, "also the catch-all rules (Redact_Generic)")
-	c.fs.StringVar(&s.allowRules, "redact-allow-rules", "", "rule ids never redacted, comma-separated (Redact_Allow_Rules)")
-	c.fs.StringVar(&s.allowValues, "redact-allow-values", "", "values never redacted, comma-separated (Redact_Allow_Values)")
-	c.fs.StringVar(&s.allowPaths, "redact-allow-paths", "", "path globs never redacted, comma-separated (Redact_Allow_Paths)")
-}
-
-func (s *secretFlags) config() redact.Config {
-	c := s.cfg
-	c.AllowRules, c.AllowValues, c.AllowPaths = kv.List(s.allowRules), kv.List(s.allowValues), kv.List(s.allowPaths)
-	return c
-}
 
 // secretFinding is one secret verify --secrets reports: where, and by
 // which rule; never the secret itself.

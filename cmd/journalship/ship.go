@@ -18,8 +18,16 @@ import (
 // over them, so the CLI reads exactly the plugin's configuration. overrides
 // are the command's own defaults where they differ from the plugin's.
 func settingFlags(fs *flag.FlagSet, overrides map[string]string) output.Getter {
+	return settingFlagsOf(fs, overrides, func(string) bool { return true })
+}
+
+// settingFlagsOf is settingFlags for the settings keep takes.
+func settingFlagsOf(fs *flag.FlagSet, overrides map[string]string, keep func(name string) bool) output.Getter {
 	vals := map[string]*string{}
 	for _, s := range output.Settings {
+		if !keep(s.Name) {
+			continue
+		}
 		def, help := overrides[s.Name], s.Help
 		if def == "" && s.Default != "" {
 			help += " (default " + s.Default + ")"

@@ -8,6 +8,8 @@ import (
 
 	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/format/registry"
+	"github.com/journalship/journalship/output"
+	"github.com/journalship/journalship/redact"
 )
 
 // Exit codes of `journalship verify`.
@@ -47,8 +49,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		"journal format of every file ("+strings.Join(registry.Names(), ", ")+"), or auto: from each file's path and first line (the plugin's Format)")
 	roots := c.fs.String("format-roots", "", "directories each format is confined to, format=/dir[:/dir2],... (the plugin's Format_Roots)")
 	secrets := c.fs.Bool("secrets", false, "report what the plugin would redact (line, byte offset and rule of each secret; never the secret), instead of the integrity check")
-	var sf secretFlags
-	sf.register(c)
+	// The plugin's Redact_* settings, as flags (--redact-rules, ...).
+	redactGet := settingFlagsOf(c.fs, nil, func(name string) bool { return strings.HasPrefix(name, "Redact_") })
 	err := c.parse(args)
 	if err == nil && *roots != "" {
 		if cfg.Formats.Roots, err = registry.ParseRoots(*roots); err != nil {
@@ -63,16 +65,17 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			err = c.usage("%v", verr)
 		}
 	}
+	var rcfg redact.Config
 	if err == nil && *secrets {
-		if verr := sf.config().Validate(); verr != nil {
-			err = c.usage("%v", verr)
+		if rcfg, err = output.RedactSettings(redactGet); err != nil {
+			err = c.usage("%v", err)
 		}
 	}
 	if err != nil {
 		return exitStatus(err, stderr)
 	}
 	if *secrets {
-		return verifySecrets(c.fs.Args(), sf.config(), *asJSON, stdout, stderr)
+		return verifySecrets(c.fs.Args(), rcfg, *asJSON, stdout, stderr)
 	}
 	return verify(c.fs.Args(), cfg, *asJSON, stdout, stderr)
 }
