@@ -2,6 +2,8 @@ package redact
 
 import (
 	"bytes"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,4 +144,63 @@ func TestUnboundedRuleSearchesALongLineOnce(t *testing.T) {
 	out, found := r.Redact("s.jsonl", line, nil)
 	require.NotEmpty(t, found)
 	assert.NotContains(t, string(out), "Zr8xQ2vLm9Kp")
+}
+
+// TestWordsScannerFindsEveryWordAnywhere: the scanner, which looks at a
+// position closer only when its pair and the byte after it allow, finds
+// each word of the default rules (with the bytes that must follow it) at
+// any offset of a text, at its start and at its end, whatever is around
+// it, and reports exactly the words a search at every position finds.
+func TestWordsScannerFindsEveryWordAnywhere(t *testing.T) {
+	k := newRedactor(t, nil).set.words
+	rnd := rand.New(rand.NewPCG(1, 2))
+	filler := []byte(`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 "{}:,./\-_~`)
+	for wi, w := range k.list {
+		for trial := range 24 {
+			word := []byte(w.lit)
+			if w.fold && trial%2 == 1 {
+				word = bytes.ToUpper(word)
+			}
+			for _, set := range w.after {
+				word = append(word, set.bytes()[rnd.IntN(len(set.bytes()))])
+			}
+			text := make([]byte, trial%5+rnd.IntN(3)*(trial%3))
+			for i := range text {
+				text[i] = filler[rnd.IntN(len(filler))]
+			}
+			at := rnd.IntN(len(text) + 1)
+			text = slices.Concat(text[:at], word, text[at:])
+			seen := make([]uint64, (len(k.list)+63)/64)
+			for _, raw := range []bool{true, false} {
+				clear(seen)
+				k.mark(text, seen, raw)
+				require.NotZero(t, seen[wi>>6]&(1<<(wi&63)), "%q not found in %q (raw %t)", w.lit, text, raw)
+				for wj := range k.list {
+					want := wordAnywhere(&k.list[wj], text, raw)
+					require.Equal(t, want, seen[wj>>6]&(1<<(wj&63)) != 0, "%q in %q (raw %t)", k.list[wj].lit, text, raw)
+				}
+			}
+		}
+	}
+}
+
+// wordAnywhere is the search at every position of text.
+func wordAnywhere(w *word, text []byte, raw bool) bool {
+	for st := 0; st+len(w.lit) <= len(text); st++ {
+		if w.at(text[st:st+len(w.lit)]) && fits(w.after, text, st+len(w.lit), raw) {
+			return true
+		}
+	}
+	return false
+}
+
+// bytes returns the members of s in order.
+func (s *byteSet) bytes() []byte {
+	var out []byte
+	for c := range 256 {
+		if s.has(byte(c)) {
+			out = append(out, byte(c))
+		}
+	}
+	return out
 }
