@@ -21,8 +21,9 @@ import (
 	"github.com/journalship/journalship/tenant"
 )
 
-// Setting documents one plugin property. The README's settings table is
-// generated from Settings (see TestREADMEListsEverySetting).
+// Setting documents one plugin property. The settings table of
+// docs/settings.md is generated from Settings (see
+// TestSettingsDocListsEverySetting).
 type Setting struct {
 	Name    string
 	Default string

@@ -91,13 +91,13 @@ func TestBadSettingsNameTheSetting(t *testing.T) {
 	}
 }
 
-// TestREADMEListsEverySetting keeps the README's settings table honest.
-func TestREADMEListsEverySetting(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestSettingsDocListsEverySetting keeps docs/settings.md's table honest.
+func TestSettingsDocListsEverySetting(t *testing.T) {
+	doc, err := os.ReadFile("../docs/settings.md")
 	require.NoError(t, err)
 	for _, s := range Settings {
 		row := "| `" + s.Name + "` | " + mdDefault(s.Default) + " |"
-		assert.Contains(t, string(readme), row, "README settings table row for %s", s.Name)
+		assert.Contains(t, string(doc), row, "docs/settings.md table row for %s", s.Name)
 	}
 }
 
