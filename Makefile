@@ -71,25 +71,27 @@ test: build loki ccusage
 		race  '$(GO) test -count=1 -race -timeout 20m $(RACE_PKGS)' \
 		fuzz  '$(MAKE) --no-print-directory fuzz'
 
-# Every fuzz target for a bounded number of runs; findings are saved under
-# the package's testdata/fuzz and fail the run. Every target runs even when
-# an earlier one found something. The budgets are run counts (about 10 s
-# each on this project's 2-core VM), not durations: with a duration, Go
-# 1.26's fuzz coordinator can report "context deadline exceeded" as a
-# failure when the time runs out while a worker is busy (golang/go#75804,
-# fixed in Go 1.27), a flake on any loaded machine. FUZZTIME=30s (or 1000x)
-# overrides every budget.
+# Every fuzz target of the module (found with go test -list, so a new one
+# runs without being listed here) for a bounded number of runs; findings
+# are saved under the package's testdata/fuzz and fail the run. Every
+# target runs even when an earlier one found something. The budgets are
+# run counts (about 10 s each on this project's 2-core VM), not
+# durations: with a duration, Go 1.26's fuzz coordinator can report
+# "context deadline exceeded" as a failure when the time runs out while a
+# worker is busy (golang/go#75804, fixed in Go 1.27), a flake on any
+# loaded machine. FUZZ_BUDGET is every target's, except the slower ones
+# in FUZZ_SLOW (pkg:Fuzz:runs); FUZZTIME=30s (or 1000x) overrides all.
 FUZZTIME ?=
-FUZZ_TARGETS := chunk:FuzzDecode:200000x integrity:FuzzScan:150000x format/cortex:FuzzValidate:150000x \
-	integrity:FuzzParseTime:200000x integrity:FuzzFormats:200000x enrich:FuzzParsePath:200000x \
-	output:FuzzFlush:2000x integrity:FuzzCapture:100000x \
-	format/codelia:FuzzJudge:100000x format/codelia:FuzzClaim:100000x \
-	format/orbitmesh:FuzzJudge:100000x format/orbitmesh:FuzzClaim:100000x format/orbitmesh:FuzzSnapshot:10000x \
-	format/claudecode:FuzzJudge:100000x format/claudecode:FuzzClaim:100000x \
-	format/gosession:FuzzJudge:100000x format/gosession:FuzzClaim:100000x format/gosession:FuzzMetadata:50000x \
-	format/gosession:FuzzManifest:50000x format/gosession:FuzzTime:100000x redact:FuzzRedact:50000x
+FUZZ_BUDGET := 100000x
+FUZZ_SLOW := output:FuzzFlush:2000x format/orbitmesh:FuzzSnapshot:10000x format/gosession:FuzzMetadata:50000x \
+	format/gosession:FuzzManifest:50000x redact:FuzzRedact:50000x
+MODULE = $(shell $(GO) list -m)
 fuzz:
-	@failed=""; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; budget=$${rest#*:}; \
+	@targets=$$($(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ { fns = fns " " $$1; next } \
+		$$1 == "ok" { n = split(fns, f, " "); for (i = 1; i <= n; i++) print $$2 ":" f[i]; fns = "" }' | sed 's|^$(MODULE)/||'); \
+	if [ -z "$$targets" ]; then echo "no fuzz target found"; exit 1; fi; \
+	failed=""; for t in $$targets; do pkg=$${t%%:*}; fn=$${t#*:}; budget=$(FUZZ_BUDGET); \
+		for s in $(FUZZ_SLOW); do case $$s in "$$t":*) budget=$${s##*:};; esac; done; \
 		budget=$${FUZZTIME:-$$budget}; echo "fuzz $$pkg $$fn ($$budget)"; \
 		$(GO) test -run=NONE -fuzz="^$$fn\$$" -fuzztime=$$budget -fuzzminimizetime=2s ./$$pkg || failed="$$failed $$pkg:$$fn"; done; \
 	if [ -n "$$failed" ]; then echo "fuzz targets that failed:$$failed"; exit 1; fi
