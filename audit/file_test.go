@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/journalship/journalship/format"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -163,8 +165,9 @@ func TestConfigValidate(t *testing.T) {
 		"max line too small":  func(c *Config) { c.MaxLineBytes = 10 },
 		"max line too large":  func(c *Config) { c.MaxLineBytes = 2 << 30 },
 		"details negative":    func(c *Config) { c.MaxDetails = -1 },
-		"no schema versions":  func(c *Config) { c.Formats.Cortex.KnownSchemaVersions = nil },
-		"bad schema versions": func(c *Config) { c.Formats.Cortex.KnownSchemaVersions = []int64{0} },
+		"no schema versions":  func(c *Config) { c.Formats.Settings = format.Settings{"Known_Schema_Versions": ","} },
+		"bad schema versions": func(c *Config) { c.Formats.Settings = format.Settings{"Known_Schema_Versions": "0"} },
+		"unknown setting":     func(c *Config) { c.Formats.Settings = format.Settings{"Known_Schema_Version": "1"} },
 	}
 	for name, mod := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package output
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,8 +31,9 @@ type Setting struct {
 	Help    string
 }
 
-// Settings lists every property of `[OUTPUT] Name journalship`.
-var Settings = []Setting{
+// Settings lists every property of `[OUTPUT] Name journalship`: the
+// plugin's own and, after Format_Roots, those the registered formats own.
+var Settings = withFormatSettings([]Setting{
 	{"Loki_URL", "http://127.0.0.1:3100", "Loki's base URL; pushes go to <URL>/loki/api/v1/push."},
 	{"Tenant_ID", "", "Sent as X-Scope-OrgID (multi-tenant Loki): every journal's tenant, unless the tenant follows the path (Tenant_Roots, Tenant_Path_Pattern)."},
 	{"Tenant_Roots", "", "A tenant per directory: tenant=/dir:/dir2,tenant2=/dir3. A journal goes to the tenant of the deepest root holding it."},
@@ -57,7 +59,7 @@ var Settings = []Setting{
 	{"Metadata_Keys", "job_id,session_id,run_id,seq,pod,agent_id,model,step_index,invocation_id,tool_name,file,byte_offset,integrity,state,role,end_reason,tokens_in,tokens_out,tokens_cache_read,tokens_cache_write,annotations", "Per-line values sent as structured metadata."},
 	{"Allow_High_Cardinality_Labels", "off", "Allow job/session/... keys in Label_Keys (not for large clusters)."},
 	{"Node_Name", "$NODE_NAME or the host name", "The node label."},
-	{"Format", "auto", "Journal format of every file (cortex, codelia, orbitmesh, claude-code, unknown), or auto: by path, confirmed by the first line."},
+	{"Format", "auto", "Journal format of every file (" + strings.Join(registry.Names(), ", ") + "), or auto: by path, confirmed by the first line."},
 	{"Format_Roots", "", "Restrict formats to roots: format=/dir:/dir2,format2=/dir3. Unset: each format's layout anywhere."},
 	{"Redact_Secrets", "on", "Replace secrets (Gitleaks' rules) in every line before it leaves the node, dead letters included: <REDACTED-SECRET:rule>."},
 	{"Redact_Rules", "", "Gitleaks TOML rule file replacing the built-in rules (or extending them: Redact_Rules_Extend, or [extend] useDefault in the file)."},
@@ -68,7 +70,6 @@ var Settings = []Setting{
 	{"Redact_Allow_Rules", "", "Rule ids never redacted: rule,rule2."},
 	{"Redact_Allow_Values", "", "Literal values never redacted: value,value2."},
 	{"Redact_Allow_Paths", "", "Journal path globs whose lines are never redacted: /glob,/glob2."},
-	{"Known_Schema_Versions", "1", "buffer_schema_version values judged strictly; others best-effort."},
 	{"Max_Line_Bytes", "256K", "Longer lines are dead-lettered (Loki's max_line_size)."},
 	{"Old_Entries", "rewrite", "Entries Loki would refuse for their time (too old, too new, too far behind their stream): rewrite (stamp with a time Loki accepts, the same on every retry; original_timestamp keeps the event's) or dead_letter."},
 	{"Max_Entry_Age", "168h", "Loki's reject_old_samples_max_age."},
@@ -82,6 +83,16 @@ var Settings = []Setting{
 	{"Price_Reload_Interval", "10s", "How often Price_File is checked for changes."},
 	{"Lookbehind_Window", "256K", "Bytes read before a chunk's first line to judge seq continuity."},
 	{"Log_Level", "info", "error, warn, info or debug."},
+})
+
+// withFormatSettings inserts the formats' settings after Format_Roots.
+func withFormatSettings(own []Setting) []Setting {
+	i := slices.IndexFunc(own, func(s Setting) bool { return s.Name == "Format_Roots" }) + 1
+	var formats []Setting
+	for _, s := range registry.Settings() {
+		formats = append(formats, Setting(s))
+	}
+	return slices.Concat(own[:i], formats, own[i:])
 }
 
 // FlagName is a setting's CLI flag: Loki_URL is loki-url.
@@ -229,7 +240,11 @@ func (p *parser) pipelineSettings(c *pipeline.Config) {
 	p.str("Tenant_Path_Pattern", &c.Tenants.Pattern)
 	p.str("Tenant_Fallback", &c.Tenants.Fallback)
 	p.redactSettings(&c.Redact)
-	p.versions("Known_Schema_Versions", &c.Cortex.KnownSchemaVersions)
+	for _, fs := range registry.Settings() {
+		if v := strings.TrimSpace(p.get(fs.Name)); v != "" {
+			c.Formats.Settings[fs.Name] = v
+		}
+	}
 	p.size("Max_Line_Bytes", &c.MaxLineBytes)
 	if s := p.get("Old_Entries"); s != "" {
 		c.OldEntries = pipeline.OldEntryPolicy(strings.ToLower(s))
@@ -386,20 +401,6 @@ func (p *parser) keys(name string, dst *[]pipeline.Key) {
 		p.fail(name, err)
 		*dst = ks
 	}
-}
-
-func (p *parser) versions(name string, dst *[]int64) {
-	v := strings.TrimSpace(p.get(name))
-	if v == "" {
-		return
-	}
-	var out []int64
-	for _, part := range strings.Split(v, ",") {
-		n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64)
-		p.fail(name, err)
-		out = append(out, n)
-	}
-	*dst = out
 }
 
 func (p *parser) level(name string) level {

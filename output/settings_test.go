@@ -58,7 +58,7 @@ func TestEverySettingIsRead(t *testing.T) {
 	assert.Equal(t, "message", c.chunk.LogKey)
 	assert.Equal(t, map[string]string{"service_name": "agents", "cluster": "prod"}, c.pipeline.Enrich.Static)
 	assert.Equal(t, []pipeline.Key{pipeline.KeyJobID, pipeline.KeySeq}, c.pipeline.Layout.Metadata)
-	assert.Equal(t, []int64{1, 2}, c.pipeline.Cortex.KnownSchemaVersions)
+	assert.Equal(t, "1,2", c.pipeline.Formats.Settings["Known_Schema_Versions"], "a format's own setting")
 	assert.Equal(t, 64<<10, c.pipeline.MaxLineBytes)
 	assert.Equal(t, pipeline.DeadLetter, c.pipeline.OldEntries)
 	assert.Equal(t, 24*time.Hour, c.pipeline.MaxEntryAge)
@@ -81,6 +81,8 @@ func TestBadSettingsNameTheSetting(t *testing.T) {
 		"Log_Level":         {"Log_Level": "loud"},
 		"Labels":            {"Labels": "bad-name=x"},
 		"stream per value":  {"Label_Keys": "job_id", "Metadata_Keys": "seq"},
+		// A format's own setting, checked by its format.
+		"Known_Schema_Versions": {"Known_Schema_Versions": "1,zero"},
 	}
 	for want, settings := range cases {
 		t.Run(want, func(t *testing.T) {

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/enrich"
-	"github.com/journalship/journalship/format/cortex"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/journalfile"
 )
@@ -37,9 +36,6 @@ const (
 
 // Config is the pipeline's configuration.
 type Config struct {
-	// Cortex is the Cortex Plane buffer's schema versions (the plugin's
-	// Known_Schema_Versions); it takes the place of Formats.Cortex.
-	Cortex cortex.Config
 	// Formats selects how each file's journal format is detected.
 	Formats    registry.Config
 	Enrich     enrich.Config
@@ -76,7 +72,6 @@ type Config struct {
 // DefaultConfig returns the defaults documented in the README.
 func DefaultConfig() Config {
 	return Config{
-		Cortex:        cortex.DefaultConfig(),
 		Formats:       registry.DefaultConfig(),
 		Enrich:        enrich.DefaultConfig(),
 		Lookbehind:    journalfile.DefaultConfig(),
@@ -94,7 +89,7 @@ func DefaultConfig() Config {
 
 // Validate checks every part.
 func (c Config) Validate() error {
-	errs := []error{c.Cortex.Validate(), c.formats().Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate(), c.Tenants.Validate(), c.Redact.Validate()}
+	errs := []error{c.Formats.Validate(), c.Enrich.Validate(), c.Lookbehind.Validate(), c.Layout.Validate(), c.Tenants.Validate(), c.Redact.Validate()}
 	if c.MaxLineBytes < 1024 {
 		errs = append(errs, fmt.Errorf("pipeline: max line bytes %d is below 1024", c.MaxLineBytes))
 	}
@@ -115,13 +110,6 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.labelClash())
 	return errors.Join(errs...)
-}
-
-// formats is the registry configuration with the Cortex schema versions.
-func (c Config) formats() registry.Config {
-	f := c.Formats
-	f.Cortex = c.Cortex
-	return f
 }
 
 // labelClash refuses a static label that is also a per-line label

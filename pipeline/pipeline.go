@@ -122,7 +122,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := registry.New(cfg.formats())
+	reg, err := registry.New(cfg.Formats)
 	if err != nil {
 		return nil, err
 	}

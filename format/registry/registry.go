@@ -1,6 +1,7 @@
 // Package registry is the one place journal formats are registered: the
-// list in All. The plugin and the CLI pick a file's format here, from its
-// path, confirmed by its first line, unless an explicit choice overrides.
+// list of descriptors in formats.go, one line per format. The plugin and
+// the CLI pick a file's format here, from its path, confirmed by its first
+// line, unless an explicit choice overrides.
 package registry
 
 import (
@@ -9,16 +10,40 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/journalship/journalship/format"
-	"github.com/journalship/journalship/format/claudecode"
-	"github.com/journalship/journalship/format/codelia"
-	"github.com/journalship/journalship/format/cortex"
-	"github.com/journalship/journalship/format/gosession"
-	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/unknown"
 	"github.com/journalship/journalship/internal/kv"
 )
+
+// Descriptors returns the registered formats' descriptors in detection
+// order.
+func Descriptors() []format.Descriptor { return slices.Clone(descriptors) }
+
+// descriptors are the registered descriptors, sorted once by Order.
+var descriptors = func() []format.Descriptor {
+	ds := slices.Clone(registered)
+	slices.SortStableFunc(ds, func(a, b format.Descriptor) int { return a.Order - b.Order })
+	seen := map[string]string{}
+	for _, d := range ds {
+		for _, n := range append([]string{d.Name}, settingNames(d)...) {
+			if other, dup := seen[n]; dup {
+				panic(fmt.Sprintf("registry: %q declared by both %s and %s", n, other, d.Name))
+			}
+			seen[n] = d.Name
+		}
+	}
+	return ds
+}()
+
+func settingNames(d format.Descriptor) []string {
+	var out []string
+	for _, s := range d.Settings {
+		out = append(out, s.Name)
+	}
+	return out
+}
 
 // All returns every registered format with its default configuration, in
 // the order detection tries them, without the fallback.
@@ -27,37 +52,29 @@ func All() []format.Format {
 	return formats
 }
 
-// build constructs the formats with their configurations. To add a format,
-// add it here, and its configuration to Config (see the README).
+// build constructs the formats with their settings, in detection order.
 func build(cfg Config) ([]format.Format, error) {
-	c, err := cortex.NewWith(cfg.Cortex)
-	if err != nil {
+	var out []format.Format
+	var errs []error
+	for _, d := range descriptors {
+		f, err := d.Build(cfg.Settings, cfg.Now)
+		errs = append(errs, err)
+		out = append(out, f)
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	cl, err := codelia.NewWith(cfg.Codelia)
-	if err != nil {
-		return nil, err
+	return out, nil
+}
+
+// Settings returns the settings the registered formats own, in detection
+// order of their formats.
+func Settings() []format.Setting {
+	var out []format.Setting
+	for _, d := range descriptors {
+		out = append(out, d.Settings...)
 	}
-	om, err := orbitmesh.NewWith(cfg.OrbitMesh)
-	if err != nil {
-		return nil, err
-	}
-	// Claude Code last: its layout (<project>/<uuid>.jsonl) is the least
-	// specific, so a file another format's layout also claims is tried by
-	// that format first.
-	cc, err := claudecode.NewWith(cfg.ClaudeCode)
-	if err != nil {
-		return nil, err
-	}
-	// Go pkg/session after Claude Code: its names (messages.jsonl,
-	// transcript.jsonl) are exact and Claude Code refuses them, but its
-	// detection also accepts a Claude Code stream-json capture, which
-	// Claude Code's own detection must see first.
-	gs, err := gosession.NewWith(cfg.GoSession)
-	if err != nil {
-		return nil, err
-	}
-	return []format.Format{c, cl, om, cc, gs}, nil
+	return out
 }
 
 // Unknown is the fallback for files no format claims: each line is checked
@@ -74,26 +91,28 @@ type Config struct {
 	// Roots restricts a format to files under the given directories, by
 	// format name; a format without roots claims its layout anywhere.
 	Roots map[string][]string
-
-	// The formats' own settings.
-	Cortex     cortex.Config
-	Codelia    codelia.Config
-	OrbitMesh  orbitmesh.Config
-	ClaudeCode claudecode.Config
-	GoSession  gosession.Config
+	// Settings are the values of the formats' own settings (Settings()),
+	// by name; one not set takes its default.
+	Settings format.Settings
+	// Now is the clock the formats compare times with; nil: time.Now.
+	Now func() time.Time
 }
 
 // DefaultConfig detects every format anywhere.
 func DefaultConfig() Config {
-	return Config{Format: Auto, Roots: map[string][]string{}, Cortex: cortex.DefaultConfig(),
-		Codelia: codelia.DefaultConfig(), OrbitMesh: orbitmesh.DefaultConfig(), ClaudeCode: claudecode.DefaultConfig(),
-		GoSession: gosession.DefaultConfig()}
+	return Config{Format: Auto, Roots: map[string][]string{}, Settings: format.Settings{}}
 }
 
-// Validate reports an unknown format name or a relative root.
+// Validate reports an unknown format name, a relative root, or a format
+// setting its format refuses.
 func (c Config) Validate() error {
-	if err := errors.Join(c.Cortex.Validate(), c.Codelia.Validate(), c.OrbitMesh.Validate(), c.ClaudeCode.Validate(), c.GoSession.Validate()); err != nil {
+	if _, err := build(c); err != nil {
 		return err
+	}
+	for name := range c.Settings {
+		if !slices.ContainsFunc(descriptors, func(d format.Descriptor) bool { return d.Owns(name) }) {
+			return fmt.Errorf("registry: %q is no format's setting", name)
+		}
 	}
 	if c.Format != Auto && Lookup(c.Format) == nil {
 		return fmt.Errorf("registry: unknown format %q (known: %s, or %s)", c.Format, strings.Join(Names(), ", "), Auto)

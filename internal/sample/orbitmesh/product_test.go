@@ -59,7 +59,7 @@ func crossConfigs() map[string]Config {
 func newRegistry(t *testing.T, now time.Time) *registry.Registry {
 	t.Helper()
 	cfg := registry.DefaultConfig()
-	cfg.OrbitMesh.Now = func() time.Time { return now }
+	cfg.Now = func() time.Time { return now }
 	reg, err := registry.New(cfg)
 	require.NoError(t, err)
 	return reg
