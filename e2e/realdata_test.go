@@ -33,8 +33,8 @@ const realMaxEntryAge = "87600h"
 // realMaxBehind is Max_Behind as shipped (the default, not set): the
 // test's Loki keeps its ingester's stock max_chunk_age (2h), so an entry
 // over an hour behind its stream's newest is refused, and journalship
-// re-stamps one within five minutes of that (README, "Entries Loki
-// would refuse for their time").
+// re-stamps one within five minutes of that (docs/delivery.md, "Entries
+// Loki would refuse for their time").
 const (
 	realMaxBehind = time.Hour
 	restampSlack  = 5 * time.Minute
@@ -234,7 +234,7 @@ func (n *realNode) checkLanded(t *testing.T, url string) {
 			assert.Equal(t, "valid", e.Metadata["integrity"], where)
 			// A line stating no time takes the time of the line before it
 			// in its file; one with no time before it, its file's
-			// modification time (README, "What lands in Loki"): own is
+			// modification time (docs/loki.md, "The line and its time"): own is
 			// then zero.
 			own := cmpOr(l.at, prev)
 			prev = own

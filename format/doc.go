@@ -7,5 +7,5 @@
 // rule and the per-file State. Nothing outside a format's package names its
 // event types or fields.
 //
-// How to add a format is in the README ("Adding a journal format").
+// How to add a format is in docs/adding-a-format.md.
 package format

@@ -69,7 +69,7 @@ type Config struct {
 	Now func() time.Time
 }
 
-// DefaultConfig returns the defaults documented in the README.
+// DefaultConfig returns the defaults documented in docs/settings.md.
 func DefaultConfig() Config {
 	return Config{
 		Formats:       registry.DefaultConfig(),

@@ -97,7 +97,7 @@ func (c *command) help(w io.Writer) {
 			own = append(own, f)
 		}
 	})
-	for _, s := range output.Settings { // in the README's order, not alphabetical
+	for _, s := range output.Settings { // in docs/settings.md's order, not alphabetical
 		if f := c.fs.Lookup(output.FlagName(s.Name)); f != nil {
 			settings = append(settings, f)
 		}
@@ -113,7 +113,7 @@ func (c *command) help(w io.Writer) {
 }
 
 // printFlags writes one flag a line pair, as flag.PrintDefaults does but
-// with two dashes, which is how the README spells them.
+// with two dashes, which is how the docs spell them.
 func printFlags(w io.Writer, flags []*flag.Flag) {
 	for _, f := range flags {
 		typ, help := flag.UnquoteUsage(f)

@@ -116,7 +116,7 @@ func (w *world) timeline(sc scenario) func([]lokiquery.Entry) error {
 // without a time of their own before the file's first line with one (a
 // torn first line, a Claude Code transcript's opening summary lines) have
 // no line before them to take their time from: they are stamped when read
-// (README, What lands in Loki), and have no place to check.
+// (docs/loki.md, The line and its time), and have no place to check.
 func (w *world) inFileOrder(es []lokiquery.Entry) error {
 	type last struct {
 		offset int64

@@ -10,8 +10,8 @@ import (
 
 // What each format's lines are in the format-neutral terms the dashboards
 // query (role, end_reason, tool_name, invocation_id, the event_type
-// label), written out here from docs/formats/*.md and the README's tables,
-// never read from the formats' code. Test files may name event types (the
+// label), written out here from docs/formats/*.md and the tables of
+// docs/loki.md and docs/formats.md, never read from the formats' code. Test files may name event types (the
 // seam test reads only the product's files).
 
 // cortexRoles: Cortex Plane's eleven types (docs/formats/cortex-plane.md).

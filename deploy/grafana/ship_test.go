@@ -124,7 +124,7 @@ func (sh *shipping) newFinalizers(t *testing.T) {
 // (prompt and completion; cache_read and cache_write for the models that
 // report them), so increase() over the test counts their first flush. Only the corpus knows
 // them: model ids are open-ended, so the product cannot create these series
-// before a model's first response (the README says so). Everything else
+// before a model's first response (docs/operations.md, Metrics, says so). Everything else
 // (outcomes, kinds, reasons, causes, the price table's entries per tenant,
 // the finalizer's levels) the product creates at 0 itself.
 func (w *world) presetShipping(s *metrics.Set) {

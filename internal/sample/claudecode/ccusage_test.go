@@ -28,8 +28,8 @@ package claudecode
 // the differences below, each a named rule applied to the corpus lines
 // it names (ccusageRules). A difference no rule explains fails the test.
 //
-// Differences found (ccusage 20.0.24 against the truth; README may
-// quote this list):
+// Differences found (ccusage 20.0.24 against the truth;
+// docs/formats/claude-code.md, section 7, lists them):
 //
 //  1. legacy agent file — ccusage groups sessions by path, and a CLI ≤ 2.0
 //     subagent file <project>/agent-<id>.jsonl is its own session
