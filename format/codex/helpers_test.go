@@ -121,10 +121,14 @@ func run(t testing.TB, f *Format, path string, lines ...string) ([]format.Event,
 	return formattest.JudgeLines(f.NewJudge(), st, lines...), st
 }
 
-// judgeOne judges a line alone with a fresh state of mainPath.
+// judgeOne judges a line alone with a fresh state of mainPath that knows
+// the model and judges no pairing (as if the lines before it were
+// unknown), so that only the line's own verdicts show.
 func judgeOne(line string) format.Event {
 	p, _ := New().Claim(mainPath)
-	return formattest.JudgeLine(New().NewJudge(), New().NewState(p), line)
+	st := New().NewState(p).(*State)
+	st.callsFull, st.model = true, []byte("gpt-5.3-codex")
+	return formattest.JudgeLine(New().NewJudge(), st, line)
 }
 
 func judgeStateless(line string) format.Event {

@@ -89,9 +89,9 @@ func (j *judge) classify(line []byte, s *State, a *integrity.Arena, ev *format.E
 		}
 		return f, true
 	}
-	// Not an envelope type: a legacy bare item in a legacy file (or, with
-	// no state, a line with neither payload nor timestamp).
-	if s.legacy() || s == nil && !c.Has(pPayload) && !c.Has(pTimestamp) {
+	// Not an envelope type: a legacy bare item in a legacy file (or, before
+	// the dialect is known, a line with neither payload nor timestamp).
+	if s.legacy() || !s.hasDialect() && !c.Has(pPayload) && !c.Has(pTimestamp) {
 		f.k, f.legacy = kResponseItem, true
 		s.decide(true)
 		if f.e = payloadType(kResponseItem, name); f.e == eNone {

@@ -66,6 +66,7 @@ const (
 type openCall struct {
 	h        uint64
 	seq      int64
+	turn     uint32 // as State.calls holds it
 	id, name []byte
 }
 
@@ -116,6 +117,9 @@ func (s *State) decide(legacy bool) {
 		s.decided, s.legacyDialect = true, legacy
 	}
 }
+
+// hasDialect tells whether the file's dialect is known.
+func (s *State) hasDialect() bool { return s != nil && s.decided }
 
 // legacy tells whether the file is of the legacy dialect.
 func (s *State) legacy() bool { return s != nil && s.legacyDialect }
@@ -216,7 +220,7 @@ func (s *State) issue(h uint64, id, name []byte) (repeat bool) {
 		s.open = append(s.open, openCall{})
 	}
 	o := &s.open[len(s.open)-1]
-	o.h, o.seq = h, s.openSeq
+	o.h, o.seq, o.turn = h, s.openSeq, v
 	o.id, o.name = append(o.id[:0], id...), append(o.name[:0], name...)
 	return false
 }
@@ -225,17 +229,23 @@ func (s *State) issue(h uint64, id, name []byte) (repeat bool) {
 // (copied into a); issued tells whether the call was issued, verified
 // whether a miss proves it was not (no id was lost past the bound).
 func (s *State) answer(h uint64, a *integrity.Arena) (name []byte, issued, verified bool) {
-	v, issued := s.calls[h]
-	if !issued {
+	v, inMap := s.calls[h]
+	i := -1
+	if !inMap || v != callAnswered {
+		i = s.openIndex(h)
+	}
+	if !inMap && i < 0 {
 		return nil, false, !s.callsFull
 	}
-	if v != callAnswered {
+	if inMap {
 		s.calls[h] = callAnswered
-		if v == s.turn && s.live > 0 {
-			s.live--
-		}
+	} else {
+		v = s.open[i].turn
 	}
-	if i := s.openIndex(h); i >= 0 {
+	if v == s.turn && s.live > 0 {
+		s.live--
+	}
+	if i >= 0 {
 		name = a.Copy(s.open[i].name)
 		last := len(s.open) - 1
 		s.open[i], s.open[last] = s.open[last], s.open[i] // keep the buffers for reuse
