@@ -31,13 +31,13 @@ func benchSession(turns int) [][]byte {
 	sec := 0
 	at := func() string { sec++; return fmt.Sprintf("2026-02-23T11:%02d:%02d.%03dZ", sec/60%60, sec%60, sec%1000) }
 	add := func(typ, payload string) { lines = append(lines, []byte(`{"timestamp":"`+at()+`","type":"`+typ+`","payload":`+payload+`}`)) }
-	var in, out int64
+	var in, cached, out int64
 	tc := func(lastIn, lastOut int64) {
 		if in == 0 {
 			add("event_msg", `{"type":"token_count","info":null,"rate_limits":null}`) // before the first response
 			return
 		}
-		add("event_msg", `{"type":"token_count","info":{"total_token_usage":`+usageJSON(in, in-lastIn, out, out/3)+`,"last_token_usage":`+usageJSON(lastIn, lastIn/2, lastOut, lastOut/3)+
+		add("event_msg", `{"type":"token_count","info":{"total_token_usage":`+usageJSON(in, cached, out, 0)+`,"last_token_usage":`+usageJSON(lastIn, lastIn/2, lastOut, 0)+
 			`,"model_context_window":258400},"rate_limits":{"limit_id":"codex","primary":{"used_percent":12.0,"window_minutes":300,"resets_at":1771851600},"secondary":{"used_percent":3.0,"window_minutes":10080,"resets_at":1772300000},"credits":null,"plan_type":"pro"}}`)
 	}
 	add("session_meta", `{"id":"`+sessionID+`","timestamp":"2026-02-23T11:00:00.000Z","cwd":"/home/dev/app","originator":"Codex Desktop","cli_version":"0.104.0-alpha.1","source":"vscode","model_provider":"openai","base_instructions":{"text":"`+benchText(3000)+`"},"git":{"commit_hash":"d002f64f","branch":"main"}}`)
@@ -54,7 +54,7 @@ func benchSession(turns int) [][]byte {
 			for c := range 2 {
 				add("response_item", fmt.Sprintf(`{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"sed -n 1,200p client.go\",\"workdir\":\"/home/dev/app\"}","call_id":"call_%d_%d_%d"}`, i, r, c))
 			}
-			in, out = in+9000, out+250
+			in, cached, out = in+9000, cached+4500, out+250
 			tc(9000, 250)
 			for c := range 2 {
 				add("response_item", fmt.Sprintf(`{"type":"function_call_output","call_id":"call_%d_%d_%d","output":"%s"}`, i, r, c, benchText(4000)))
@@ -62,7 +62,7 @@ func benchSession(turns int) [][]byte {
 		}
 		add("event_msg", `{"type":"agent_message","message":"`+benchText(600)+`","phase":"final_answer"}`)
 		add("response_item", `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"`+benchText(600)+`"}],"phase":"final_answer"}`)
-		in, out = in+9500, out+180
+		in, cached, out = in+9500, cached+4750, out+180
 		tc(9500, 180)
 		add("event_msg", `{"type":"task_complete","turn_id":"`+turn+`","last_agent_message":"done"}`)
 	}
