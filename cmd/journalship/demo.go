@@ -137,12 +137,12 @@ func (d *demo) writeSample(seed int64, n int) error {
 	d.start = time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)
 	fmt.Fprintf(d.out, "2. wrote a sample of every format, each under its own root:\n")
 	for _, f := range sampleFormats {
-		count := max(n, f.minFaults)
-		c, err := f.generate(seed, count, d.start, true)
+		count := max(n, f.MinFaults)
+		c, err := f.Generate(seed, count, d.start, true)
 		if err != nil {
 			return err
 		}
-		root := filepath.Join(d.dir, f.demoRoot)
+		root := filepath.Join(d.dir, f.DemoRoot)
 		if err := c.WriteTo(root); err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (d *demo) writeSample(seed int64, n int) error {
 			}
 		}
 		fmt.Fprintf(d.out, "   %-*s %-12s %3d files, %4d lines, %d crashed mid-append   %s\n",
-			nameWidth, f.name, f.count(count), len(c.Files), lines, tails, root)
+			nameWidth, f.Format, countOf(f, count), len(c.Files), lines, tails, root)
 	}
 	return nil
 }
@@ -173,7 +173,7 @@ func (d *demo) roots() []string {
 func (d *demo) formatRoots() string {
 	parts := make([]string, len(d.samples))
 	for i, s := range d.samples {
-		parts[i] = s.format.name + "=" + s.root
+		parts[i] = s.format.Format + "=" + s.root
 	}
 	return strings.Join(parts, ",")
 }

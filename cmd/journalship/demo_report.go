@@ -27,7 +27,7 @@ const selector = `{service_name="agent-sessions"}`
 var nameWidth = func() int {
 	w := len("format")
 	for _, f := range sampleFormats {
-		w = max(w, len(f.name))
+		w = max(w, len(f.Format))
 	}
 	return w
 }()
@@ -170,8 +170,8 @@ func (d *demo) cells(counts map[string]map[string]float64) {
 func (d *demo) formatsIn(m map[string]map[string]float64) []string {
 	var out []string
 	for _, s := range d.samples {
-		if _, ok := m[s.format.name]; ok {
-			out = append(out, s.format.name)
+		if _, ok := m[s.format.Format]; ok {
+			out = append(out, s.format.Format)
 		}
 	}
 	var rest []string
@@ -220,12 +220,12 @@ func (d *demo) usage(ctx context.Context, rng string) error {
 	total, prices := 0.0, pricing.Default()
 	for _, s := range d.samples {
 		want := wantUsage(s.corpus, prices)
-		rows := usageRows(s.format.name, want, got)
+		rows := usageRows(s.format.Format, want, got)
 		if len(rows) == 0 {
-			fmt.Fprintf(d.out, "   %-*s (no LLM usage in its records)\n", nameWidth, s.format.name)
+			fmt.Fprintf(d.out, "   %-*s (no LLM usage in its records)\n", nameWidth, s.format.Format)
 		}
 		for _, m := range rows {
-			v := got[[2]string{s.format.name, m}]
+			v := got[[2]string{s.format.Format, m}]
 			if v == nil {
 				v = make([]float64, len(usageKeys))
 			}
@@ -235,7 +235,7 @@ func (d *demo) usage(ctx context.Context, rng string) error {
 				check = fmt.Sprintf("MISMATCH: journals say %d / %d / %d / %d, $%.4f", w.tokens[0], w.tokens[1], w.tokens[2], w.tokens[3], w.cost)
 				d.mismatch = true
 			}
-			fmt.Fprintf(d.out, "   %-*s %-28s %10.0f %9.0f %11.0f %11.0f %10.4f   %s\n", nameWidth, s.format.name, m, v[0], v[1], v[2], v[3], v[4], check)
+			fmt.Fprintf(d.out, "   %-*s %-28s %10.0f %9.0f %11.0f %11.0f %10.4f   %s\n", nameWidth, s.format.Format, m, v[0], v[1], v[2], v[3], v[4], check)
 			total += v[4]
 		}
 	}
@@ -311,10 +311,10 @@ func (d *demo) timeline(s demoSample, all []lokiquery.Entry) {
 	if len(s.corpus.Files) == 0 {
 		return
 	}
-	f, what := s.corpus.Files[0], "one "+s.format.name+" "+s.format.file
+	f, what := s.corpus.Files[0], "one "+s.format.Format+" "+s.format.File
 	for _, c := range s.corpus.Files {
 		if len(c.PartialTail) > 0 {
-			f, what = c, "a crashed "+s.format.name+" "+s.format.file
+			f, what = c, "a crashed "+s.format.Format+" "+s.format.File
 			break
 		}
 	}

@@ -41,7 +41,7 @@ func TestDemo(t *testing.T) {
 	for _, e := range entries {
 		f := e.Stream["format"]
 		require.NotNil(t, lookupSampleFormat(f), "format %q of %s", f, e.Metadata["file"])
-		root := filepath.Join(d.dir, lookupSampleFormat(f).demoRoot)
+		root := filepath.Join(d.dir, lookupSampleFormat(f).DemoRoot)
 		assert.True(t, strings.HasPrefix(e.Metadata["file"], root+string(filepath.Separator)), "%s: shipped as %s, from %s's root", e.Metadata["file"], f, f)
 		switch entryKind(e) {
 		case "truncated_tail":
@@ -56,7 +56,7 @@ func TestDemo(t *testing.T) {
 	}
 	allLines, allTails, allSummaries, allSide, models := 0, 0, 0, 0, 0
 	for _, smp := range d.samples {
-		name, wantLines, wantTails := smp.format.name, 0, 0
+		name, wantLines, wantTails := smp.format.Format, 0, 0
 		for _, f := range smp.corpus.Files {
 			wantLines += len(f.Lines)
 			if len(f.PartialTail) > 0 {
@@ -73,7 +73,7 @@ func TestDemo(t *testing.T) {
 			assert.Contains(t, s, fmt.Sprintf("   %-*s (no LLM usage in its records)", nameWidth, name))
 		}
 		assert.Regexp(t, `\n   `+name+` +\S+ +\d+ +\S+ +\d+ +\S+ +\d+\n`, s, "%s: its event types", name)
-		assert.Contains(t, s, "audit trail of a crashed "+name+" "+smp.format.file+"   ")
+		assert.Contains(t, s, "audit trail of a crashed "+name+" "+smp.format.File+"   ")
 	}
 	assert.Contains(t, s, "shipping again is a no-op: 0 shipped")
 	assert.Positive(t, side["go-session"], "Go pkg/session's checkpoints and run summaries")
@@ -95,7 +95,7 @@ func TestDemoTimelineElides(t *testing.T) {
 	var out bytes.Buffer
 	d := &demo{out: &out}
 	f := lookupSampleFormat("orbitmesh")
-	c, err := f.generate(1, 1, simStart, false)
+	c, err := f.Generate(1, 1, simStart, false)
 	require.NoError(t, err)
 	path := filepath.Join("/r", c.Files[0].Rel)
 	var all []lokiquery.Entry

@@ -170,7 +170,7 @@ type liveFormat struct {
 func newSimulator(o simulateOpts, now func() time.Time, log io.Writer) *simulator {
 	s := &simulator{opts: o, now: now, log: log}
 	for i, f := range sampleFormats {
-		if root, ok := o.roots[f.name]; ok {
+		if root, ok := o.roots[f.Format]; ok {
 			s.formats = append(s.formats, &liveFormat{sampleFormat: f, root: root,
 				rng: rand.New(rand.NewPCG(uint64(o.seed), 0x51a1+uint64(i)))})
 		}
@@ -217,7 +217,7 @@ func (s *simulator) announce() {
 	}
 	var what []string
 	for _, f := range s.formats {
-		what = append(what, fmt.Sprintf("%s (%s a round) under %s", f.name, f.count(s.opts.jobs), f.root))
+		what = append(what, fmt.Sprintf("%s (%s a round) under %s", f.Format, countOf(f.sampleFormat, s.opts.jobs), f.root))
 	}
 	fmt.Fprintf(s.log, "simulate: writing %s; %s, %s; %s\n", strings.Join(what, ", "), pace, crashes, until)
 }
@@ -226,7 +226,7 @@ func (s *simulator) announce() {
 func (s *simulator) done() {
 	var per []string
 	for _, f := range s.formats {
-		per = append(per, fmt.Sprintf("%s %d (%d crashed) under %s", f.name, f.started, f.crashes, f.root))
+		per = append(per, fmt.Sprintf("%s %d (%d crashed) under %s", f.Format, f.started, f.crashes, f.root))
 	}
 	fmt.Fprintf(s.log, "simulate: done: %s, %s crashed mid-append: %s\n",
 		plural(s.started, "session", "sessions"), plural(s.crashes, "session", "sessions"), strings.Join(per, ", "))
@@ -236,10 +236,10 @@ func (s *simulator) done() {
 // (crashes are the simulator's) starting at start.
 func roundCorpus(f *sampleFormat, seed int64, round, n int, start time.Time) (*sample.Corpus, error) {
 	s := seed + int64(round)
-	if f.seedWithStart {
+	if f.SeedWithStart {
 		s = mixSeed(seed, round, start)
 	}
-	return f.generate(s, n, start, false)
+	return f.Generate(s, n, start, false)
 }
 
 // round generates every format's journals and appends them, one line per
@@ -308,7 +308,7 @@ func (s *simulator) step(w *liveWriter) error {
 		return err
 	}
 	s.report(w.cur)
-	w.crashed = w.cur.crashed || w.crashed && w.format.diesWhole
+	w.crashed = w.cur.crashed || w.crashed && w.format.DiesWhole
 	if w.cur.shift != 0 { // a file without times of its own (a transcript.jsonl) moves nothing
 		w.shift = w.cur.shift
 	}
@@ -329,14 +329,14 @@ func (s *simulator) open(f *liveFormat, src sample.File, at time.Time) (*liveSes
 		crashAt = 2 + f.rng.IntN(len(src.Lines)-3) // after the first two lines, before the last
 	}
 	for range 1000 { // two sessions of a job on one pod within a second: the next second
-		rel := f.place(src, at)
+		rel := f.Place(src, at)
 		name := filepath.Join(f.root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			return nil, fmt.Errorf("simulate: %w", err)
 		}
 		fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 		next := at.Truncate(time.Second).Add(time.Second)
-		if errors.Is(err, os.ErrExist) && f.place(src, next) != rel { // a name with the start time: try the next second
+		if errors.Is(err, os.ErrExist) && f.Place(src, next) != rel { // a name with the start time: try the next second
 			at = next
 			continue
 		}
@@ -353,7 +353,7 @@ func (s *simulator) report(l *liveSession) {
 	if l.crashed {
 		s.crashes++
 		l.format.crashes++
-		fmt.Fprintf(s.log, "simulate: %s %s crashed after %d lines, leaving a partial line\n", l.format.name, l.rel, l.next)
+		fmt.Fprintf(s.log, "simulate: %s %s crashed after %d lines, leaving a partial line\n", l.format.Format, l.rel, l.next)
 		return
 	}
 	reason := l.src.EndReason
@@ -364,5 +364,5 @@ func (s *simulator) report(l *liveSession) {
 	default:
 		reason = "left open"
 	}
-	fmt.Fprintf(s.log, "simulate: %s %s ended (%s), %d lines\n", l.format.name, l.rel, reason, l.next)
+	fmt.Fprintf(s.log, "simulate: %s %s ended (%s), %d lines\n", l.format.Format, l.rel, reason, l.next)
 }

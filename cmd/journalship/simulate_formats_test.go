@@ -90,10 +90,10 @@ func TestSimulateWritesEveryFormat(t *testing.T) {
 	}
 	require.Len(t, s.formats, len(sampleFormats))
 	for _, f := range s.formats {
-		assert.Equal(t, f.started, files[f.name], "%s: one file per session or run", f.name)
-		assert.Equal(t, f.started/3, crashed[f.name], "%s: every third crashes", f.name)
-		assert.Equal(t, f.crashes, crashed[f.name], f.name)
-		assert.Positive(t, crashed[f.name], f.name)
+		assert.Equal(t, f.started, files[f.Format], "%s: one file per session or run", f.Format)
+		assert.Equal(t, f.started/3, crashed[f.Format], "%s: every third crashes", f.Format)
+		assert.Equal(t, f.crashes, crashed[f.Format], f.Format)
+		assert.Positive(t, crashed[f.Format], f.Format)
 	}
 	assert.Equal(t, len(reps), s.started)
 }
@@ -134,7 +134,7 @@ func TestSimulateWritesTheGeneratorsRecords(t *testing.T) {
 			crashed bool
 		}
 		results := map[string]result{} // by file name
-		walkJournals(t, roots[f.name], func(rel string, data []byte) {
+		walkJournals(t, roots[f.Format], func(rel string, data []byte) {
 			if !strings.HasSuffix(rel, ".jsonl") {
 				return
 			}
@@ -144,7 +144,7 @@ func TestSimulateWritesTheGeneratorsRecords(t *testing.T) {
 			tail, lines := lines[len(lines)-1], lines[:len(lines)-1]
 			require.NotEmpty(t, lines, rel)
 			d := checkRecords(t, f, rel, lines, src)
-			if f.name == "codelia" {
+			if f.Format == "codelia" {
 				assert.Equal(t, "sessions/"+ownTime(t, f, lines[0]).Format("2006/01/02")+"/"+path.Base(src.Rel), rel,
 					"the date directory is the header's started_at")
 			}
@@ -156,7 +156,7 @@ func TestSimulateWritesTheGeneratorsRecords(t *testing.T) {
 			next := maskDigits(src.Lines[len(lines)].Text)
 			assert.True(t, len(tail) < len(next) && strings.HasPrefix(next, maskDigits(tail)), "%s: the partial line is a prefix of the next record", rel)
 		})
-		assert.Equal(t, s.formats[lookupIndex(f)].started, len(results), f.name)
+		assert.Equal(t, s.formats[lookupIndex(f)].started, len(results), f.Format)
 		// By session: the shift of its last file with times of its own
 		// (a transcript.jsonl has none), unless its runtime died: its last
 		// file crashed, or any of them in a format that dies whole.
@@ -166,14 +166,14 @@ func TestSimulateWritesTheGeneratorsRecords(t *testing.T) {
 			if r.shift != 0 {
 				last[file.SessionID] = r.shift
 			}
-			died[file.SessionID] = r.crashed || died[file.SessionID] && f.diesWhole
+			died[file.SessionID] = r.crashed || died[file.SessionID] && f.DiesWhole
 			if died[file.SessionID] {
 				delete(shifts, file.SessionID)
 				continue
 			}
 			shifts[file.SessionID] = last[file.SessionID]
 		}
-		checkSide(t, f, roots[f.name], c.Side, shifts)
+		checkSide(t, f, roots[f.Format], c.Side, shifts)
 	}
 }
 
@@ -183,13 +183,13 @@ func writesEndRecords(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
 	for _, f := range sampleFormats {
-		c, err := f.generate(1, f.minFaults, simStart, false)
-		require.NoError(t, err, f.name)
-		out[f.name] = len(c.Files) > 0
+		c, err := f.Generate(1, f.MinFaults, simStart, false)
+		require.NoError(t, err, f.Format)
+		out[f.Format] = len(c.Files) > 0
 		for _, file := range c.Files {
 			// Claude Code's transcripts end with none; only its captured
 			// headless runs, with their result line, do.
-			out[f.name] = out[f.name] && file.EndReason != ""
+			out[f.Format] = out[f.Format] && file.EndReason != ""
 		}
 	}
 	return out
@@ -208,7 +208,7 @@ func checkRecords(t *testing.T, f *sampleFormat, rel string, lines []string, src
 		}
 		ts := ownTime(t, f, l)
 		was := ownTime(t, f, src.Lines[i].Text)
-		back, _ := f.stamp(l, was)
+		back, _ := f.Stamp(l, was)
 		assert.Equal(t, src.Lines[i].Text, back, "%s line %d: the generator's record, its times moved", rel, i)
 		assertMovedBy(t, src.Lines[i].Text, l, ts.Sub(was), fmt.Sprintf("%s line %d", rel, i))
 		assert.False(t, ts.Before(prev), "%s line %d: times never decrease", rel, i)
@@ -221,7 +221,7 @@ func checkRecords(t *testing.T, f *sampleFormat, rel string, lines []string, src
 // assertMovedBy checks that every time in got is the one in want moved by d.
 func assertMovedBy(t *testing.T, want, got string, d time.Duration, where string) {
 	t.Helper()
-	w, g := quotedTime.FindAllString(want, -1), quotedTime.FindAllString(got, -1)
+	w, g := sample.QuotedTime.FindAllString(want, -1), sample.QuotedTime.FindAllString(got, -1)
 	require.Len(t, g, len(w), where)
 	for i := range w {
 		wt, err := time.Parse(time.RFC3339Nano, w[i][1:len(w[i])-1])
@@ -251,13 +251,13 @@ func checkSide(t *testing.T, f *sampleFormat, root string, side []sample.SideFil
 		}
 		written++
 		require.NoError(t, err, sf.Rel)
-		assert.Equal(t, shiftTimes(string(sf.Data), d), string(data), sf.Rel)
+		assert.Equal(t, sample.ShiftTimes(string(sf.Data), d), string(data), sf.Rel)
 		assertMovedBy(t, string(sf.Data), string(data), d, sf.Rel)
 		if strings.HasSuffix(sf.Rel, ".json") { // not a lock file or a checkpoint's copy of a file
 			assert.True(t, json.Valid(data), sf.Rel)
 		}
 	}
-	assert.Positive(t, written, "%s: some snapshots", f.name)
+	assert.Positive(t, written, "%s: some snapshots", f.Format)
 	walkJournals(t, root, func(rel string, _ []byte) {
 		assert.False(t, strings.HasSuffix(rel, ".tmp"), "%s: no temporary file left", rel)
 		if strings.HasSuffix(rel, ".messages.jsonl") {
@@ -282,47 +282,6 @@ func TestSimulateRestartWritesNewFiles(t *testing.T) {
 	second := simulateRound(t, o, simStart.Add(time.Minute))
 	reps := auditTree(t, rootList(roots)...)
 	assert.Len(t, reps, first.started+second.started)
-}
-
-// TestStampTimes: a record's own time is set, its other times move as
-// much, and stamping back restores the record.
-func TestStampTimes(t *testing.T) {
-	line := `{"seq":8,"ts":"2026-02-23T14:31:00.652Z","kind":"k","content":"x \"2026-02-23T14:31:00.652Z\"","deadline_at":"2026-02-23T18:31:00.644Z"}`
-	at := time.Date(2026, 3, 1, 0, 0, 1, 500_000_000, time.UTC)
-	got, d := stampTimes(line, at)
-	assert.Equal(t, `{"seq":8,"ts":"2026-03-01T00:00:01.500Z","kind":"k","content":"x \"2026-02-23T14:31:00.652Z\"","deadline_at":"2026-03-01T04:00:01.492Z"}`, got)
-	assert.Equal(t, at.Sub(time.Date(2026, 2, 23, 14, 31, 0, 652_000_000, time.UTC)), d)
-	back, _ := stampTimes(got, time.Date(2026, 2, 23, 14, 31, 0, 652_000_000, time.UTC))
-	assert.Equal(t, line, back)
-	header := `{"type":"x","run_id":"r","started_at":"2026-02-23T15:07:46.409Z","tools":{"ts":"2026-02-23T15:07:46.000Z"}}`
-	got, _ = stampTimes(header, at)
-	assert.Equal(t, `{"type":"x","run_id":"r","started_at":"2026-03-01T00:00:01.500Z","tools":{"ts":"2026-03-01T00:00:01.091Z"}}`, got, "the first time key is the record's own")
-	got, d = stampTimes(`{"seq":1}`, at)
-	assert.Equal(t, `{"seq":1}`, got)
-	assert.Zero(t, d)
-}
-
-// TestStampClaudeCode: a Claude Code line's own time is its top-level
-// timestamp (not the time of the subagent message an agent_progress line
-// embeds before it), a file-history-snapshot's snapshot.timestamp; every
-// other time moves as much; a line without a time of its own stays.
-func TestStampClaudeCode(t *testing.T) {
-	at := time.Date(2026, 3, 1, 0, 0, 1, 500_000_000, time.UTC)
-	progress := `{"parentUuid":"p","type":"progress","data":{"type":"agent_progress","message":{"type":"assistant","uuid":"u1","timestamp":"2026-03-02T10:04:28.732Z"}},"uuid":"u2","timestamp":"2026-03-02T10:04:28.814Z"}`
-	got, d := stampClaudeCode(progress, at)
-	assert.Equal(t, `{"parentUuid":"p","type":"progress","data":{"type":"agent_progress","message":{"type":"assistant","uuid":"u1","timestamp":"2026-03-01T00:00:01.418Z"}},"uuid":"u2","timestamp":"2026-03-01T00:00:01.500Z"}`, got)
-	assert.Equal(t, at.Sub(time.Date(2026, 3, 2, 10, 4, 28, 814_000_000, time.UTC)), d)
-	back, _ := stampClaudeCode(got, time.Date(2026, 3, 2, 10, 4, 28, 814_000_000, time.UTC))
-	assert.Equal(t, progress, back)
-
-	snapshot := `{"type":"file-history-snapshot","messageId":"m","snapshot":{"messageId":"m","trackedFileBackups":{"a.go":{"backupFileName":"x@v1","version":1,"backupTime":"2026-03-02T10:04:00.100Z"}},"timestamp":"2026-03-02T10:04:00.806Z"},"isSnapshotUpdate":false}`
-	got, _ = stampClaudeCode(snapshot, at)
-	assert.Equal(t, `{"type":"file-history-snapshot","messageId":"m","snapshot":{"messageId":"m","trackedFileBackups":{"a.go":{"backupFileName":"x@v1","version":1,"backupTime":"2026-03-01T00:00:00.794Z"}},"timestamp":"2026-03-01T00:00:01.500Z"},"isSnapshotUpdate":false}`, got)
-
-	title := `{"type":"custom-title","customTitle":"fix the chart","sessionId":"s"}`
-	got, d = stampClaudeCode(title, at)
-	assert.Equal(t, title, got)
-	assert.Zero(t, d)
 }
 
 // TestSideOf: a side file belongs to the session it is named after or
@@ -362,15 +321,15 @@ func firstLineOf(t *testing.T, p string) []byte {
 // hasOwnTime tells whether the format's stamp finds a time of the line's
 // own: stamped at two times, the line differs.
 func hasOwnTime(f *sampleFormat, line string) bool {
-	a, _ := f.stamp(line, simStart)
-	b, _ := f.stamp(line, simStart.Add(time.Hour))
+	a, _ := f.Stamp(line, simStart)
+	b, _ := f.Stamp(line, simStart.Add(time.Hour))
 	return a != b
 }
 
 // ownTime is the time the format's stamp reads as the record's own.
 func ownTime(t *testing.T, f *sampleFormat, line string) time.Time {
 	t.Helper()
-	_, d := f.stamp(line, simStart)
+	_, d := f.Stamp(line, simStart)
 	return simStart.Add(-d)
 }
 

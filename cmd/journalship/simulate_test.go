@@ -71,7 +71,7 @@ func everyRoot(t *testing.T) map[string]string {
 	dir := t.TempDir()
 	roots := map[string]string{}
 	for _, f := range sampleFormats {
-		roots[f.name] = filepath.Join(dir, f.demoRoot)
+		roots[f.Format] = filepath.Join(dir, f.DemoRoot)
 	}
 	return roots
 }
@@ -90,7 +90,7 @@ func auditTree(t *testing.T, dirs ...string) []audit.Report {
 func rootList(roots map[string]string) []string {
 	var out []string
 	for _, f := range sampleFormats {
-		if r, ok := roots[f.name]; ok {
+		if r, ok := roots[f.Format]; ok {
 			out = append(out, r)
 		}
 	}
@@ -149,7 +149,7 @@ func TestSimulateWritesTheSampleContent(t *testing.T) {
 		assert.Equal(t, f.JobID, filepath.Dir(rel))
 		checkLines(t, rel, lines, f)
 		start := timestamp(t, lines[0])
-		assert.Contains(t, rel, "session_"+start.Format(fileNameLayout)+"_"+f.Pod+".jsonl")
+		assert.Contains(t, rel, "session_"+start.Format("20060102T150405Z")+"_"+f.Pod+".jsonl")
 		if tail == "" {
 			assert.Len(t, lines, len(f.Lines), "%s: a session that did not crash is complete", rel)
 			return
@@ -165,7 +165,7 @@ func checkLines(t *testing.T, rel string, lines []string, f sample.File) {
 	prev := time.Time{}
 	for i, l := range lines {
 		ts := timestamp(t, l)
-		assert.Equal(t, f.Lines[i].Text, restamp(l, mustTime(t, f.Lines[i].Text)), "%s line %d", rel, i)
+		assert.Equal(t, f.Lines[i].Text, sample.Restamp(l, mustTime(t, f.Lines[i].Text)), "%s line %d", rel, i)
 		assert.False(t, ts.Before(prev), "%s line %d: timestamps never decrease", rel, i)
 		assert.False(t, ts.Before(simStart), "%s line %d: stamped by the clock", rel, i)
 		prev = ts
@@ -180,7 +180,7 @@ func maskTimestamp(line string) string {
 		return line
 	}
 	i += len(key)
-	n := min(len(timestampLayout), len(line)-i)
+	n := min(len(sample.TimestampLayout), len(line)-i)
 	return line[:i] + strings.Repeat("X", n) + line[i+n:]
 }
 
@@ -213,7 +213,7 @@ func timestamp(t *testing.T, line string) time.Time {
 
 func mustTime(t *testing.T, line string) time.Time {
 	t.Helper()
-	ts, err := time.Parse(timestampLayout, field(t, line, "timestamp"))
+	ts, err := time.Parse(sample.TimestampLayout, field(t, line, "timestamp"))
 	require.NoError(t, err, line)
 	return ts
 }
@@ -225,14 +225,14 @@ func TestSimulateIsDeterministic(t *testing.T) {
 	simulateRound(t, simulateOpts{roots: b, seed: 3, crashEvery: 4, jobs: 4}, simStart)
 	for _, f := range sampleFormats {
 		got := map[string]string{}
-		walkJournals(t, a[f.name], func(rel string, data []byte) { got[rel] = string(data) })
+		walkJournals(t, a[f.Format], func(rel string, data []byte) { got[rel] = string(data) })
 		n := 0
-		walkJournals(t, b[f.name], func(rel string, data []byte) {
+		walkJournals(t, b[f.Format], func(rel string, data []byte) {
 			n++
 			assert.Equal(t, got[rel], string(data), rel)
 		})
-		assert.Equal(t, len(got), n, f.name)
-		assert.NotZero(t, n, f.name)
+		assert.Equal(t, len(got), n, f.Format)
+		assert.NotZero(t, n, f.Format)
 	}
 }
 
@@ -269,7 +269,7 @@ func TestSimulateKeepsGoingUntilInterrupted(t *testing.T) {
 		assert.Zero(t, r.CorruptLines+r.SeqGapCount, r.Path)
 	}
 	for _, f := range sampleFormats {
-		assert.Greater(t, formats[f.name], 2, "%s: several rounds", f.name)
+		assert.Greater(t, formats[f.Format], 2, "%s: several rounds", f.Format)
 	}
 }
 
@@ -324,7 +324,7 @@ func TestParseSimulate(t *testing.T) {
 	assert.Zero(t, exitStatus(err, io.Discard), "help is not an error")
 	assert.Contains(t, help.String(), "Usage: journalship simulate --dir DIR | --format-roots cortex=DIR,codelia=DIR,orbitmesh=DIR,claude-code=DIR")
 	for _, f := range sampleFormats {
-		assert.Contains(t, help.String(), f.name, "the help names every format")
+		assert.Contains(t, help.String(), f.Format, "the help names every format")
 	}
 
 	o, err = parseSimulate([]string{"--dir=/x", "--once"}, io.Discard)
@@ -369,7 +369,7 @@ func TestParseSimulateFormatRoots(t *testing.T) {
 func simulatedFormats(o simulateOpts) []string {
 	var out []string
 	for _, f := range newSimulator(o, time.Now, io.Discard).formats {
-		out = append(out, f.name)
+		out = append(out, f.Format)
 	}
 	return out
 }
@@ -379,12 +379,12 @@ func simulatedFormats(o simulateOpts) []string {
 func TestSampleFormatsAreRegistered(t *testing.T) {
 	require.Len(t, sampleFormats, len(registry.All()), "every registered format is simulated")
 	for _, f := range sampleFormats {
-		require.NotNil(t, registry.Lookup(f.name), f.name)
-		c, err := f.generate(1, f.minFaults, simStart, true)
-		require.NoError(t, err, f.name)
-		require.NotEmpty(t, c.Files, f.name)
+		require.NotNil(t, registry.Lookup(f.Format), f.Format)
+		c, err := f.Generate(1, f.MinFaults, simStart, true)
+		require.NoError(t, err, f.Format)
+		require.NotEmpty(t, c.Files, f.Format)
 		for _, file := range c.Files {
-			assert.Equal(t, f.name, file.Format, file.Rel)
+			assert.Equal(t, f.Format, file.Format, file.Rel)
 		}
 	}
 }

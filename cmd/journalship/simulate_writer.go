@@ -25,7 +25,7 @@ func writeSide(root string, side []sample.SideFile, shift time.Duration) error {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
-		if err := replaceFile(name, []byte(shiftTimes(string(f.Data), shift))); err != nil {
+		if err := replaceFile(name, []byte(sample.ShiftTimes(string(f.Data), shift))); err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
 	}
@@ -55,23 +55,6 @@ func replaceFile(name string, data []byte) error {
 	return werr
 }
 
-// fileNameLayout is the session file name's time (YYYYMMDDTHHMMSSZ).
-const fileNameLayout = "20060102T150405Z"
-
-// timestampLayout is the journals' RFC 3339 UTC time with milliseconds.
-const timestampLayout = "2006-01-02T15:04:05.000Z"
-
-// restamp returns line with its timestamp replaced by t (same length).
-func restamp(line string, t time.Time) string {
-	const key = `"timestamp":"`
-	i := strings.Index(line, key)
-	if i < 0 || len(line) < i+len(key)+len(timestampLayout) {
-		return line
-	}
-	i += len(key)
-	return line[:i] + t.UTC().Format(timestampLayout) + line[i+len(timestampLayout):]
-}
-
 // liveWriter is an agent writing files one after the other: a Cortex
 // Plane job's sessions, a Codelia session's runs, an OrbitMesh session, a
 // Claude Code session's main transcript and then its subagents'.
@@ -94,7 +77,7 @@ func groupWriters(f *liveFormat, c *sample.Corpus) []*liveWriter {
 	var out []*liveWriter
 	byKey := map[string]*liveWriter{}
 	for _, file := range c.Files {
-		key := f.writer(file)
+		key := f.Writer(file)
 		if w := byKey[key]; w != nil && key != "" {
 			w.files = append(w.files, file)
 			continue
@@ -163,7 +146,7 @@ func (l *liveSession) append(now time.Time) (bool, error) {
 	if now.After(l.last) {
 		l.last = now
 	}
-	line, shift := l.format.stamp(l.src.Lines[l.next].Text, l.last)
+	line, shift := l.format.Stamp(l.src.Lines[l.next].Text, l.last)
 	if l.next == l.crashAt {
 		keep := 12 + int(l.cut*float64(len(line)-12)) // a torn write: at least the first key, never the whole line
 		_, err := l.fh.WriteString(line[:min(keep, len(line)-1)])
