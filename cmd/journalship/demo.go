@@ -25,9 +25,9 @@ import (
 func runDemo(args []string, stdout io.Writer) error {
 	c := newCommand("demo", "journalship demo [--keep] [--dir DIR] [--loki-url URL] [--jobs N] [--seed N]", demoAbout)
 	c.out = stdout
-	dir := c.fs.String("dir", "", "work directory, new or empty: the sample journals (DIR/sessions, DIR/codelia, DIR/orbitmesh, DIR/claude/projects), the ledger, the dead letters, Loki's data (default: a new temp dir)")
+	dir := c.fs.String("dir", "", "work directory, new or empty: the sample journals ("+demoRootsHelp()+"), the ledger, the dead letters, Loki's data (default: a new temp dir)")
 	seed := c.fs.Int64("seed", 1, "sample seed")
-	jobs := c.fs.Int("jobs", 6, "Cortex Plane jobs, Codelia runs, OrbitMesh and Claude Code sessions in the sample (each at least what its fault scenarios need)")
+	jobs := c.fs.Int("jobs", 6, unitsHelp()+" in the sample (each at least what its fault scenarios need)")
 	keep := c.fs.Bool("keep", false, "leave Loki running until Ctrl-C, to explore what landed (in Grafana, LogCLI or curl)")
 	lokiURL := c.fs.String("loki-url", "", "ship to this (empty) Loki instead of starting one")
 	if err := c.parse(args); err != nil {
@@ -63,18 +63,16 @@ func runDemo(args []string, stdout io.Writer) error {
 	return d.run(ctx, *seed, *jobs, *keep)
 }
 
-const demoAbout = `What 'make run' runs: starts a local Loki (bin/loki, found beside this
-executable, in the repository's bin/ or on PATH; $JOURNALSHIP_LOKI
-overrides) on a free loopback port, writes a realistic sample of journals
-of every format, each under its own root (Cortex Plane jobs in DIR/sessions,
-Codelia runs in DIR/codelia, OrbitMesh sessions in DIR/orbitmesh, Claude
-Code sessions in DIR/claude/projects; each with its fault scenarios:
-crashes, seq gaps, corruption, forks and replays), ships them through the
-plugin's pipeline with those roots as Format_Roots, finalizes them, and
-prints what landed, read back with LogQL: lines by format and event type,
-annotations by format, tokens and dollars by format and model checked
-against the journals (dollars at the built-in price table), and the audit
-trail of a crashed file of each format.
+// demoAbout is demo's help, the formats' part from their Kinds.
+var demoAbout = wrap("What 'make run' runs: starts a local Loki (bin/loki, found beside this "+
+	"executable, in the repository's bin/ or on PATH; $JOURNALSHIP_LOKI overrides) on a free "+
+	"loopback port, writes a realistic sample of journals of every format, each under its own "+
+	"root ("+demoUnitsHelp()+"; each with its fault scenarios: crashes, seq gaps, corruption, "+
+	"forks and replays), ships them through the plugin's pipeline with those roots as "+
+	"Format_Roots, finalizes them, and prints what landed, read back with LogQL: lines by format "+
+	"and event type, annotations by format, tokens and dollars by format and model checked "+
+	"against the journals (dollars at the built-in price table), and the audit trail of a "+
+	"crashed file of each format.", 74) + `
 
 With --keep, Loki stays up until Ctrl-C: point a Grafana Loki data source
 at the URL it prints (Grafana in a container: run it with --network host),

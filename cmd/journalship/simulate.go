@@ -17,30 +17,12 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 )
 
-const simulateAbout = `Acts as a fleet of agents of every journal format: keeps appending
+// simulateAbout is simulate's help, each format's part from its Kind.
+var simulateAbout = `Acts as a fleet of agents of every journal format: keeps appending
 realistic journals, one line every --interval, round-robin over the jobs,
 runs and sessions of a round, each format under its own root:
 
-  cortex     Cortex Plane buffers, ROOT/<job_id>/session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl
-             (--jobs jobs a round, their sessions one after the other)
-  codelia    Codelia run records, ROOT/sessions/YYYY/MM/DD/<run_id>.jsonl
-             (--jobs runs a round, a session's runs one after the other;
-             the session's state snapshot, ROOT/sessions/state/<session_id>.json,
-             written when its last run is complete)
-  orbitmesh  OrbitMesh message logs, ROOT/sessions/<session_id>.messages.jsonl
-             (--jobs sessions a round; the snapshot and token index beside
-             the log, <session_id>.json and .tokens.json, written when the
-             log is complete)
-  claude-code
-             Claude Code transcripts under Claude Code's projects directory:
-             ROOT/<project>/<session>.jsonl and its subagents'
-             ROOT/<project>/<session>/subagents/agent-<id>.jsonl (a 2.0 CLI's:
-             ROOT/<project>/agent-<id>.jsonl) (--jobs sessions a round, a
-             session's main transcript, then its subagents' one after the
-             other; their agent-<id>.meta.json sidecars written when the
-             session's last transcript is complete; no end record: a
-             session is over once idle and quiet)
-
+` + simulatedHelp() + `
 Give the roots with --format-roots, in the syntax of the plugin's
 Format_Roots (one directory each): formats not named are not written.
 --dir DIR alone is --format-roots cortex=DIR. Writers follow each format's
@@ -48,8 +30,8 @@ write protocol (whole lines with their newline, in the generator's order).
 Every --crash-every'th file of a format (session, run, transcript) dies
 mid-append: a partial last line, no end record, no snapshot. Content
 comes from internal/sample; times are the time of writing (a record's
-other times move with it, a Codelia run's date directory is its
-start's; a Claude Code line without a timestamp stays as written). Runs
+other times move with it, a name holding a date or time takes its
+start's; a line without a time of its own stays as written). Runs
 until interrupted; --once writes one round, as fast as it can unless
 --interval is given, then exits.`
 
@@ -67,14 +49,14 @@ type simulateOpts struct {
 // parseSimulate parses and checks the flags; --help goes to w.
 func parseSimulate(args []string, w io.Writer) (simulateOpts, error) {
 	o := simulateOpts{}
-	c := newCommand("simulate", "journalship simulate --dir DIR | --format-roots cortex=DIR,codelia=DIR,orbitmesh=DIR,claude-code=DIR [--interval 1s] [--seed N] [--crash-every N] [--jobs N] [--once]", simulateAbout)
+	c := newCommand("simulate", "journalship simulate --dir DIR | --format-roots "+rootsHelp("%s=DIR", ",")+" [--interval 1s] [--seed N] [--crash-every N] [--jobs N] [--once]", simulateAbout)
 	c.out = w
 	c.fs.StringVar(&o.dir, "dir", "", "Cortex Plane's root (created if missing): --format-roots cortex=DIR")
 	roots := c.fs.String("format-roots", "", "the root of each format to write, format=DIR,... ("+strings.Join(sampleFormatNames(), ", ")+"; the plugin's Format_Roots syntax, one DIR each); formats not named are not written")
 	c.fs.DurationVar(&o.interval, "interval", time.Second, "time between two appended lines (0: as fast as possible; with --once, 0 unless given)")
-	c.fs.Int64Var(&o.seed, "seed", 1, "seeds the content and the crash points (round r uses seed+r; Codelia, OrbitMesh and Claude Code also the round's start time, so a restart never reuses a file name)")
+	c.fs.Int64Var(&o.seed, "seed", 1, "seeds the content and the crash points (round r uses seed+r; "+seededByStart()+" also the round's start time, so a restart never reuses a file name)")
 	c.fs.IntVar(&o.crashEvery, "crash-every", 0, "every N-th file (session, run, transcript) of each format crashes mid-line (0: never)")
-	c.fs.IntVar(&o.jobs, "jobs", 4, "jobs (Cortex Plane), runs (Codelia) and sessions (OrbitMesh, Claude Code) a round, of each format written")
+	c.fs.IntVar(&o.jobs, "jobs", 4, unitsHelp()+" a round, of each format written")
 	c.fs.BoolVar(&o.once, "once", false, "write one round, then exit")
 	if err := c.parse(args); err != nil {
 		return o, err

@@ -11,6 +11,12 @@ import "time"
 type Kind struct {
 	// Format is the format label, as format/registry names it.
 	Format string
+	// Title is the runtime's name for people ("Claude Code").
+	Title string
+	// Simulated says, for journalship simulate's help, what a live writer
+	// of the format writes under its root and what one round holds (lines
+	// of at most 62 columns).
+	Simulated string
 	// Unit is what one count of a corpus is (a Cortex Plane job, a
 	// Codelia run, a session), Units its plural.
 	Unit, Units string

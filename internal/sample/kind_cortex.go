@@ -4,7 +4,10 @@ import "time"
 
 // CortexKind is the Cortex Plane generator's Kind.
 var CortexKind = Kind{
-	Format: FormatName, Unit: "job", Units: "jobs", File: "session", DemoRoot: "sessions", MinFaults: MinFaultJobs,
+	Format: FormatName, Title: "Cortex Plane",
+	Simulated: `Cortex Plane buffers, ROOT/<job_id>/session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl
+(--jobs jobs a round, their sessions one after the other)`,
+	Unit: "job", Units: "jobs", File: "session", DemoRoot: "sessions", MinFaults: MinFaultJobs,
 	Generate: func(seed int64, n int, start time.Time, faults bool) (*Corpus, error) {
 		return Generate(Config{Seed: seed, Jobs: n, Start: start.UTC(), Faults: faults,
 			Models: append([]string(nil), DefaultModels...)})

@@ -16,7 +16,16 @@ import (
 // session's directory (agent-<id>.meta.json) come once the session's
 // last file is complete.
 var Kind = sample.Kind{
-	Format: FormatName, Unit: "session", Units: "sessions", File: "transcript", DemoRoot: "claude/projects", MinFaults: MinFaultSessions,
+	Format: FormatName, Title: "Claude Code",
+	Simulated: `Claude Code transcripts under Claude Code's projects directory:
+ROOT/<project>/<session>.jsonl and its subagents'
+ROOT/<project>/<session>/subagents/agent-<id>.jsonl (a 2.0 CLI's:
+ROOT/<project>/agent-<id>.jsonl) (--jobs sessions a round, a
+session's main transcript, then its subagents' one after the
+other; their agent-<id>.meta.json sidecars written when the
+session's last transcript is complete; no end record: a
+session is over once idle and quiet)`,
+	Unit: "session", Units: "sessions", File: "transcript", DemoRoot: "claude/projects", MinFaults: MinFaultSessions,
 	Generate: func(seed int64, n int, start time.Time, faults bool) (*sample.Corpus, error) {
 		return Generate(Config{Seed: seed, Sessions: n, Start: start.UTC(), Faults: faults,
 			Models: append([]string(nil), DefaultModels...)})

@@ -9,7 +9,12 @@ import (
 
 // Kind is the generator as the CLI and the tests use it.
 var Kind = sample.Kind{
-	Format: FormatName, Unit: "run", Units: "runs", File: "run", DemoRoot: "codelia", MinFaults: MinFaultRuns,
+	Format: FormatName, Title: "Codelia",
+	Simulated: `Codelia run records, ROOT/sessions/YYYY/MM/DD/<run_id>.jsonl
+(--jobs runs a round, a session's runs one after the other;
+the session's state snapshot, ROOT/sessions/state/<session_id>.json,
+written when its last run is complete)`,
+	Unit: "run", Units: "runs", File: "run", DemoRoot: "codelia", MinFaults: MinFaultRuns,
 	Generate: func(seed int64, n int, start time.Time, faults bool) (*sample.Corpus, error) {
 		return Generate(Config{Seed: seed, Runs: n, Start: start.UTC(), Faults: faults,
 			Models: append([]string(nil), DefaultModels...)})

@@ -14,7 +14,12 @@ import (
 // metadata.json and its checkpoints, which say the run ended, moved as
 // its last timed line was.
 var Kind = sample.Kind{
-	Format: FormatName, Unit: "session", Units: "sessions", File: "journal", DemoRoot: "go-session", MinFaults: MinFaultSessions,
+	Format: FormatName, Title: "Go pkg/session",
+	Simulated: `Go pkg/session stores, ROOT/<session_id>/messages.jsonl, then
+ROOT/<session_id>/transcript.jsonl (--jobs sessions a round;
+metadata.json, which says how the run ended, and the
+checkpoints written when the session's files are complete)`,
+	Unit: "session", Units: "sessions", File: "journal", DemoRoot: "go-session", MinFaults: MinFaultSessions,
 	Generate: func(seed int64, n int, start time.Time, faults bool) (*sample.Corpus, error) {
 		return Generate(Config{Seed: seed, Sessions: n, Start: start.UTC(), Faults: faults,
 			Models: append([]string(nil), DefaultModels...)})
