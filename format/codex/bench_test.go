@@ -30,7 +30,9 @@ func benchSession(turns int) [][]byte {
 	var lines [][]byte
 	sec := 0
 	at := func() string { sec++; return fmt.Sprintf("2026-02-23T11:%02d:%02d.%03dZ", sec/60%60, sec%60, sec%1000) }
-	add := func(typ, payload string) { lines = append(lines, []byte(`{"timestamp":"`+at()+`","type":"`+typ+`","payload":`+payload+`}`)) }
+	add := func(typ, payload string) {
+		lines = append(lines, []byte(`{"timestamp":"`+at()+`","type":"`+typ+`","payload":`+payload+`}`))
+	}
 	var in, cached, out int64
 	tc := func(lastIn, lastOut int64) {
 		if in == 0 {

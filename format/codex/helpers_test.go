@@ -21,7 +21,7 @@ func env(typ, payload string) string {
 	return `{"timestamp":"` + stamp + `","type":"` + typ + `","payload":` + payload + `}`
 }
 
-func item(payload string) string { return env("response_item", payload) }
+func item(payload string) string  { return env("response_item", payload) }
 func event(payload string) string { return env("event_msg", payload) }
 
 func meta(id string) string {

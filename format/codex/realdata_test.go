@@ -93,7 +93,7 @@ func TestRealRolloutsAreValid(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{
-		"usage_baseline": 1, // the excerpt starts mid-session
+		"usage_baseline":                     1, // the excerpt starts mid-session
 		"usage_reset(input 1355071 → 37208)": 1, // a resume of CLI 0.40 restarted the totals
 	}, notes)
 	t.Logf("%d real lines, every one valid", lines)

@@ -44,9 +44,9 @@ type session struct {
 	snapTotal, snapLast tokens
 	snapContext         int64
 	snapModel           string
-	live    map[string]bool
-	aborted bool
-	state   string
+	live                map[string]bool
+	aborted             bool
+	state               string
 }
 
 func newSession(x *rng, e era, model string, models []string, at time.Time) *session {
