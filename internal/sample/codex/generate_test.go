@@ -154,3 +154,17 @@ func TestTokensByModelAndSession(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, models, 2)
 }
+
+func TestKind(t *testing.T) {
+	c, err := Kind.Fixture()
+	require.NoError(t, err)
+	f := c.Files[0]
+	at := time.Date(2026, 3, 1, 9, 30, 5, 0, time.UTC)
+	assert.Equal(t, "sessions/2026/03/01/rollout-2026-03-01T09-30-05-"+f.SessionID+".jsonl", Kind.Place(f, at))
+	line, d := Kind.Stamp(f.Lines[0].Text, at)
+	assert.True(t, strings.HasPrefix(line, `{"timestamp":"2026-03-01T09:30:05.000Z"`), line)
+	assert.NotZero(t, d)
+	c2, err := Kind.Generate(3, MinFaultSessions, at, true)
+	require.NoError(t, err)
+	assert.Len(t, c2.Files, MinFaultSessions)
+}
