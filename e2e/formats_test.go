@@ -7,47 +7,26 @@ import (
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/sample"
-	"github.com/journalship/journalship/internal/sample/claudecode"
-	"github.com/journalship/journalship/internal/sample/codelia"
-	"github.com/journalship/journalship/internal/sample/gosession"
-	"github.com/journalship/journalship/internal/sample/orbitmesh"
+	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/internal/verify"
 	"github.com/stretchr/testify/require"
 )
 
-// mixedCorpus generates every format's corpus, each under its own root
-// (cortex/, codelia/, orbitmesh/, claude/projects/, go-session/), as one corpus whose paths are relative to the
-// node's root.
+// mixedCorpus generates every format's test corpus (its Kind's Fixture),
+// each under its own root (the Kind's DemoRoot), as one corpus whose
+// paths are relative to the node's root.
 func mixedCorpus(t *testing.T) *sample.Corpus {
 	t.Helper()
-	ccfg := sample.DefaultConfig()
-	ccfg.Seed, ccfg.Jobs = 7, 4
-	cortex, err := sample.Generate(ccfg)
-	require.NoError(t, err)
-	ocfg := orbitmesh.DefaultConfig()
-	ocfg.Seed = 7
-	om, err := orbitmesh.Generate(ocfg)
-	require.NoError(t, err)
-	dcfg := codelia.DefaultConfig()
-	dcfg.Seed = 7
-	cd, err := codelia.Generate(dcfg)
-	require.NoError(t, err)
-	kcfg := claudecode.DefaultConfig()
-	kcfg.Seed = 7
-	cc, err := claudecode.Generate(kcfg)
-	require.NoError(t, err)
-	gcfg := gosession.DefaultConfig()
-	gcfg.Seed = 7
-	gs, err := gosession.Generate(gcfg)
-	require.NoError(t, err)
 	out := &sample.Corpus{}
-	for dir, c := range map[string]*sample.Corpus{"cortex": cortex, "orbitmesh": om, "codelia": cd, "claude/projects": cc, "go-session": gs} {
+	for _, k := range kinds.All() {
+		c, err := k.Fixture()
+		require.NoError(t, err, k.Format)
 		for _, f := range c.Files {
-			f.Rel = dir + "/" + f.Rel
+			f.Rel = k.DemoRoot + "/" + f.Rel
 			out.Files = append(out.Files, f)
 		}
 		for _, s := range c.Side {
-			s.Rel = dir + "/" + s.Rel
+			s.Rel = k.DemoRoot + "/" + s.Rel
 			out.Side = append(out.Side, s)
 		}
 	}

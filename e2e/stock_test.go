@@ -19,6 +19,7 @@ import (
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/internal/verify"
 	"github.com/journalship/journalship/output"
 	"github.com/stretchr/testify/assert"
@@ -45,9 +46,8 @@ func journalshipCLI(t testing.TB) string {
 // mixedRoots are the format roots of mixedCorpus under node.
 func mixedRoots(node string) string {
 	var rs []string
-	for _, fr := range [][2]string{{"cortex", "cortex"}, {"codelia", "codelia"}, {"orbitmesh", "orbitmesh"},
-		{"claude-code", "claude/projects"}, {"go-session", "go-session"}} {
-		rs = append(rs, fr[0]+"="+filepath.Join(node, fr[1]))
+	for _, k := range kinds.All() {
+		rs = append(rs, k.Format+"="+filepath.Join(node, k.DemoRoot))
 	}
 	return strings.Join(rs, ",")
 }
@@ -137,12 +137,12 @@ func TestStockLokiEveryLineOnce(t *testing.T) {
 	copies := filepath.Join(t.TempDir(), "copies")
 	lines, files := 0, 0
 	for _, f := range n.corpus.Files {
-		if !strings.HasPrefix(f.Rel, "cortex/") {
+		if !strings.HasPrefix(f.Rel, sample.CortexKind.DemoRoot+"/") {
 			continue
 		}
 		files++
 		for k, shift := range []time.Duration{0, -2 * time.Hour, -9 * 24 * time.Hour, -3 * time.Hour} {
-			rel := fmt.Sprintf("%c-%s", 'a'+k, strings.TrimPrefix(f.Rel, "cortex/"))
+			rel := fmt.Sprintf("%c-%s", 'a'+k, strings.TrimPrefix(f.Rel, sample.CortexKind.DemoRoot+"/"))
 			path := filepath.Join(copies, rel)
 			data := shiftTimes(f.Data, shift)
 			if k == 3 {
