@@ -21,9 +21,8 @@ import (
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
-	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/gosession"
-	"github.com/journalship/journalship/internal/sample/orbitmesh"
+	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/output"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -81,56 +80,27 @@ func TestEndToEndRandomized(t *testing.T) {
 	}
 }
 
-// e2eFormat generates one format's corpus for the randomized test: jobs
-// of several sessions (Cortex Plane) or one file per run (Codelia,
-// OrbitMesh, whose snapshots are written beside their logs).
+// e2eFormat generates one format's corpus for the randomized test.
 type e2eFormat struct {
 	name string
 	gen  func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus
 }
 
-var e2eFormats = []e2eFormat{
-	{"cortex", func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
-		cfg := sample.DefaultConfig()
-		cfg.Seed, cfg.Jobs, cfg.Start = seed, 10+rng.IntN(6), start
-		c, err := sample.Generate(cfg)
-		require.NoError(t, err)
-		return c
-	}},
-	{"codelia", func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
-		cfg := codelia.DefaultConfig()
-		cfg.Seed, cfg.Runs, cfg.Start = seed, codelia.MinFaultRuns+rng.IntN(6), start
-		c, err := codelia.Generate(cfg)
-		require.NoError(t, err)
-		return c
-	}},
-	{"orbitmesh", func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
-		cfg := orbitmesh.DefaultConfig()
-		cfg.Seed, cfg.Sessions, cfg.Start = seed, orbitmesh.MinFaultSessions+rng.IntN(6), start
-		c, err := orbitmesh.Generate(cfg)
-		require.NoError(t, err)
-		return c
-	}},
-	// Claude Code: a session is a main transcript and a directory of
-	// subagent transcripts (and sidecars), deleted as one.
-	{claudecode.FormatName, func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
-		cfg := claudecode.DefaultConfig()
-		cfg.Seed, cfg.Sessions, cfg.Start = seed, claudecode.MinFaultSessions+rng.IntN(6), start
-		c, err := claudecode.Generate(cfg)
-		require.NoError(t, err)
-		return c
-	}},
-	// Go pkg/session: a session is a directory (both journals,
-	// metadata.json, checkpoints), over when metadata.json says its run
-	// ended after its last message, deleted as one, directory included.
-	{gosession.FormatName, func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
-		cfg := gosession.DefaultConfig()
-		cfg.Seed, cfg.Sessions, cfg.Start = seed, gosession.MinFaultSessions+rng.IntN(6), start
-		c, err := gosession.Generate(cfg)
-		require.NoError(t, err)
-		return c
-	}},
-}
+// e2eFormats are every generator's: each corpus holds every fault
+// scenario and a few clean units more. A format's deletion unit is its
+// own (a Cortex Plane job's sessions one by one, a Claude Code session's
+// transcripts and directory, a Go pkg/session directory, as one).
+var e2eFormats = func() []e2eFormat {
+	var out []e2eFormat
+	for _, k := range kinds.All() {
+		out = append(out, e2eFormat{k.Format, func(t *testing.T, seed int64, rng *rand.Rand, start time.Time) *sample.Corpus {
+			c, err := k.Generate(seed, k.MinFaults+rng.IntN(6), start, true)
+			require.NoError(t, err)
+			return c
+		}})
+	}
+	return out
+}()
 
 // endToEnd is TestEndToEndRandomized for one format.
 func endToEnd(t *testing.T, lokiURL string, seed int64, g e2eFormat) {
