@@ -9,30 +9,22 @@ import (
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
-	"github.com/journalship/journalship/internal/sample/codelia"
+	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/internal/sample/gosession"
-	"github.com/journalship/journalship/internal/sample/orbitmesh"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// TestGeneratedCorporaMatchTheirTruth audits each run-per-file format's
+// TestGeneratedCorporaMatchTheirTruth audits each format's
 // generated corpus (every fault scenario, snapshots beside the logs) and
 // checks every report against what the generator wrote: the format,
 // line counts, torn and cut-off tails, schema-invalid lines, seq faults,
 // how the run ended and the derived state.
 func TestGeneratedCorporaMatchTheirTruth(t *testing.T) {
-	gens := map[string]func() (*sample.Corpus, error){
-		"codelia":   func() (*sample.Corpus, error) { return codelia.Generate(codelia.FixtureConfig()) },
-		"orbitmesh": func() (*sample.Corpus, error) { return orbitmesh.Generate(orbitmesh.FixtureConfig()) },
-		"claude-code": func() (*sample.Corpus, error) {
-			return claudecode.Generate(claudecode.FixtureConfig())
-		},
-		"go-session": func() (*sample.Corpus, error) { return gosession.Generate(gosession.FixtureConfig()) },
-	}
-	for name, gen := range gens {
+	for _, k := range kinds.All() {
+		name := k.Format
 		t.Run(name, func(t *testing.T) {
-			c, err := gen()
+			c, err := k.Fixture()
 			require.NoError(t, err)
 			root := filepath.Join(t.TempDir(), name)
 			require.NoError(t, c.WriteTo(root))
