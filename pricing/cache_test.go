@@ -212,6 +212,9 @@ func TestDefaultTableCachePrices(t *testing.T) {
 		// OpenAI: cached input; no write surcharge (falls back to input).
 		"gpt-5":        {0.125, 0, 0, true, false, false},
 		"gpt-5-mini":   {0.025, 0, 0, true, false, false},
+		"gpt-5.2":      {0.175, 0, 0, true, false, false},
+		"gpt-5.4":      {0.25, 0, 0, true, false, false},
+		"gpt-5.5":      {0.5, 0, 0, true, false, false},
 		"gpt-4.1":      {0.5, 0, 0, true, false, false},
 		"gpt-4.1-mini": {0.1, 0, 0, true, false, false},
 		// Gemini: context-caching read price; no write price.

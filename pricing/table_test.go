@@ -23,12 +23,16 @@ func TestDefaultTablePricesTheSampleModels(t *testing.T) {
 			CacheReadPerMillion: 0.1, HasCacheRead: true},
 		"gemini-2.5-pro": {Model: "gemini-2.5-pro", InputPerMillion: 1.25, OutputPerMillion: 10,
 			CacheReadPerMillion: 0.125, HasCacheRead: true},
+		// Codex CLI's models, as its rollouts name them.
+		"gpt-5-codex":   {Model: "gpt-5", InputPerMillion: 1.25, OutputPerMillion: 10, CacheReadPerMillion: 0.125, HasCacheRead: true},
+		"gpt-5.3-codex": {Model: "gpt-5.2", InputPerMillion: 1.75, OutputPerMillion: 14, CacheReadPerMillion: 0.175, HasCacheRead: true},
+		"gpt-5.5":       {Model: "gpt-5.5", InputPerMillion: 5, OutputPerMillion: 30, CacheReadPerMillion: 0.5, HasCacheRead: true},
 	} {
 		got, ok := tab.Lookup("", model)
 		require.True(t, ok, model)
 		assert.Equal(t, want, got, model)
 	}
-	for _, model := range []string{"llama-3-70b", "gpt-4", "claude-sonnet-4-5x", ""} {
+	for _, model := range []string{"llama-3-70b", "gpt-4", "claude-sonnet-4-5x", "gpt-5.1-codex-mini", ""} {
 		_, ok := tab.Lookup("", model)
 		assert.False(t, ok, "%q must not be guessed", model)
 	}
