@@ -1,6 +1,8 @@
 package output
 
 import (
+	"flag"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -93,14 +95,40 @@ func TestBadSettingsNameTheSetting(t *testing.T) {
 	}
 }
 
-// TestSettingsDocListsEverySetting keeps docs/settings.md's table honest.
-func TestSettingsDocListsEverySetting(t *testing.T) {
-	doc, err := os.ReadFile("../docs/settings.md")
+var update = flag.Bool("update", false, "rewrite the generated settings table of docs/settings.md")
+
+// The generated part of docs/settings.md lies between these lines.
+const (
+	settingsBegin = "<!-- The table is generated from output.Settings: go test ./output -run TestSettingsDoc -update -->\n"
+	settingsEnd   = "<!-- End of the generated table. -->\n"
+)
+
+// TestSettingsDocIsGenerated: docs/settings.md's table is Settings', row
+// for row (the formats' own settings included); -update rewrites it.
+func TestSettingsDocIsGenerated(t *testing.T) {
+	const path = "../docs/settings.md"
+	doc, err := os.ReadFile(path)
 	require.NoError(t, err)
-	for _, s := range Settings {
-		row := "| `" + s.Name + "` | " + mdDefault(s.Default) + " |"
-		assert.Contains(t, string(doc), row, "docs/settings.md table row for %s", s.Name)
+	before, rest, ok := strings.Cut(string(doc), settingsBegin)
+	require.True(t, ok, "%s: no %q", path, settingsBegin)
+	_, after, ok := strings.Cut(rest, settingsEnd)
+	require.True(t, ok, "%s: no %q", path, settingsEnd)
+	want := before + settingsBegin + settingsTable() + settingsEnd + after
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(want), 0o644))
+		return
 	}
+	assert.Equal(t, want, string(doc), "%s is stale: go test ./output -run TestSettingsDoc -update", path)
+}
+
+// settingsTable is the Markdown table of Settings.
+func settingsTable() string {
+	var b strings.Builder
+	b.WriteString("| Setting | Default | What it does |\n|---|---|---|\n")
+	for _, s := range Settings {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", s.Name, mdDefault(s.Default), strings.ReplaceAll(s.Help, "|", `\|`))
+	}
+	return b.String()
 }
 
 func mdDefault(d string) string {
