@@ -11,7 +11,7 @@ export JOURNALSHIP_PLUGIN  := $(BIN)/out_journalship.so
 export JOURNALSHIP_FLBHOST := $(BIN)/flbhost
 export JOURNALSHIP_LOKI    := $(BIN)/loki
 
-.PHONY: all build deps loki ccusage test fuzz bench run vet clean
+.PHONY: all build deps loki ccusage test fuzz fuzz-targets bench run vet clean
 
 all: build
 
@@ -86,9 +86,11 @@ FUZZ_BUDGET := 100000x
 FUZZ_SLOW := output:FuzzFlush:2000x format/orbitmesh:FuzzSnapshot:10000x format/gosession:FuzzMetadata:50000x \
 	format/gosession:FuzzManifest:50000x redact:FuzzRedact:50000x
 MODULE = $(shell $(GO) list -m)
+fuzz-targets:
+	@$(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ { fns = fns " " $$1; next } \
+		$$1 == "ok" { n = split(fns, f, " "); for (i = 1; i <= n; i++) print $$2 ":" f[i]; fns = "" }' | sed 's|^$(MODULE)/||'
 fuzz:
-	@targets=$$($(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ { fns = fns " " $$1; next } \
-		$$1 == "ok" { n = split(fns, f, " "); for (i = 1; i <= n; i++) print $$2 ":" f[i]; fns = "" }' | sed 's|^$(MODULE)/||'); \
+	@targets=$$($(MAKE) --no-print-directory -s fuzz-targets); \
 	if [ -z "$$targets" ]; then echo "no fuzz target found"; exit 1; fi; \
 	failed=""; for t in $$targets; do pkg=$${t%%:*}; fn=$${t#*:}; budget=$(FUZZ_BUDGET); \
 		for s in $(FUZZ_SLOW); do case $$s in "$$t":*) budget=$${s##*:};; esac; done; \
