@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -138,9 +139,12 @@ func TestSimulateWritesTheGeneratorsRecords(t *testing.T) {
 			if !strings.HasSuffix(rel, ".jsonl") {
 				return
 			}
-			src, ok := gen[key(rel)]
-			require.True(t, ok, "%s: a generated file", rel)
 			lines := strings.Split(string(data), "\n")
+			src, ok := gen[key(rel)]
+			if !ok { // named after the time its writer opened it (a Codex rollout)
+				src, ok = placedAt(f, c.Files, rel, lines[0])
+			}
+			require.True(t, ok, "%s: a generated file", rel)
 			tail, lines := lines[len(lines)-1], lines[:len(lines)-1]
 			require.NotEmpty(t, lines, rel)
 			d := checkRecords(t, f, rel, lines, src)
@@ -154,7 +158,8 @@ func TestSimulateWritesTheGeneratorsRecords(t *testing.T) {
 				return
 			}
 			next := maskDigits(src.Lines[len(lines)].Text)
-			assert.True(t, len(tail) < len(next) && strings.HasPrefix(next, maskDigits(tail)), "%s: the partial line is a prefix of the next record", rel)
+			cut := maskDigits(tail)
+			assert.True(t, len(cut) < len(next) && strings.HasPrefix(next, cut), "%s: the partial line is a prefix of the next record", rel)
 		})
 		assert.Equal(t, s.formats[lookupIndex(f)].started, len(results), f.Format)
 		// By session: the shift of its last file with times of its own
@@ -257,7 +262,9 @@ func checkSide(t *testing.T, f *sampleFormat, root string, side []sample.SideFil
 			assert.True(t, json.Valid(data), sf.Rel)
 		}
 	}
-	assert.Positive(t, written, "%s: some snapshots", f.Format)
+	if len(side) > 0 {
+		assert.Positive(t, written, "%s: some snapshots", f.Format)
+	}
 	walkJournals(t, root, func(rel string, _ []byte) {
 		assert.False(t, strings.HasSuffix(rel, ".tmp"), "%s: no temporary file left", rel)
 		if strings.HasSuffix(rel, ".messages.jsonl") {
@@ -333,15 +340,30 @@ func ownTime(t *testing.T, f *sampleFormat, line string) time.Time {
 	return simStart.Add(-d)
 }
 
-// maskDigits replaces every digit by X: a torn line's times are cut anywhere.
-func maskDigits(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return 'X'
+// placedAt returns the file of files the writer named rel when it opened
+// it, at its first line's time or within the seconds after it.
+func placedAt(f *sampleFormat, files []sample.File, rel, first string) (sample.File, bool) {
+	_, d := f.Stamp(first, simStart)
+	at := simStart.Add(-d).Truncate(time.Second)
+	for _, src := range files {
+		for k := range 3 {
+			if f.Place(src, at.Add(time.Duration(k-1)*time.Second)) == rel {
+				return src, true
+			}
 		}
-		return r
-	}, s)
+	}
+	return sample.File{}, false
 }
+
+// maskDigits replaces every run of digits by one X: a torn line's times
+// are cut anywhere, and a time moved by the writer may be written with
+// more or fewer digits than the generator's (Go's RFC 3339 drops a
+// fraction's trailing zeros).
+func maskDigits(s string) string {
+	return digitRun.ReplaceAllString(s, "X")
+}
+
+var digitRun = regexp.MustCompile(`[0-9]+`)
 
 // lookupIndex is f's index in sampleFormats.
 func lookupIndex(f *sampleFormat) int {

@@ -339,10 +339,10 @@ func TestParseSimulate(t *testing.T) {
 // Format_Roots syntax, one directory per format; the formats it names are
 // written, the others not; --dir is Cortex Plane's root and may repeat it.
 func TestParseSimulateFormatRoots(t *testing.T) {
-	o, err := parseSimulate([]string{"--format-roots", "cortex=/data/sessions, codelia=/data/codelia/,orbitmesh=/data/orbitmesh,claude-code=/data/claude/projects,go-session=/data/go-session"}, io.Discard)
+	o, err := parseSimulate([]string{"--format-roots", "cortex=/data/sessions, codelia=/data/codelia/,orbitmesh=/data/orbitmesh,claude-code=/data/claude/projects,go-session=/data/go-session,codex=/data/codex"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"cortex": "/data/sessions", "codelia": "/data/codelia", "orbitmesh": "/data/orbitmesh",
-		"claude-code": "/data/claude/projects", "go-session": "/data/go-session"}, o.roots)
+		"claude-code": "/data/claude/projects", "go-session": "/data/go-session", "codex": "/data/codex"}, o.roots)
 	assert.Equal(t, "/data/sessions", o.dir, "Cortex Plane's root is --dir's")
 	assert.Equal(t, sampleFormatNames(), simulatedFormats(o), "every format, in the table's order")
 

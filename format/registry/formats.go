@@ -4,6 +4,7 @@ import (
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/format/claudecode"
 	"github.com/journalship/journalship/format/codelia"
+	"github.com/journalship/journalship/format/codex"
 	"github.com/journalship/journalship/format/cortex"
 	"github.com/journalship/journalship/format/gosession"
 	"github.com/journalship/journalship/format/orbitmesh"
@@ -13,6 +14,7 @@ import (
 // descriptors' Order, not this list, sets the detection order.
 var registered = []format.Descriptor{
 	cortex.Descriptor,
+	codex.Descriptor,
 	codelia.Descriptor,
 	orbitmesh.Descriptor,
 	claudecode.Descriptor,

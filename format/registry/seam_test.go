@@ -27,11 +27,21 @@ var debt = map[string]bool{}
 // homonyms are literals outside a format's package that spell one of its
 // event types but mean something else, each with what it means. Go
 // pkg/session's event types are common words ("metadata", "transcript",
-// "checkpoint").
+// "checkpoint"), and so are some of Codex CLI's ("message", "error",
+// "state").
 var homonyms = map[string]string{
-	"chunk/decode.go: metadata":                    "the metadata part of a Fluent Bit record, in an error message",
-	"cmd/journalship/sampleformats.go: transcript": "what the sample table calls a Claude Code file",
-	"format/event.go: checkpoint":                  "the neutral role every format's checkpoints ship with",
+	"chunk/decode.go: metadata":                         "the metadata part of a Fluent Bit record, in an error message",
+	"format/event.go: checkpoint":                       "the neutral role every format's checkpoints ship with",
+	"format/event.go: message":                          "the neutral role of a message",
+	"format/event.go: error":                            "the neutral role of an error",
+	"cmd/journalship/demo_report.go: state":             "the state metadata key",
+	"internal/verify/verify.go: state":                  "the state metadata key",
+	"pipeline/layout.go: state":                         "the state metadata key",
+	"deploy/grafana/dashboards/audit-trail.json: error": "the neutral role error, and a log level",
+	"flbconf/check.go: error":                           "a problem's severity",
+	"loki/metrics.go: error":                            "the status class of a request with no answer",
+	"output/log.go: error":                              "a log level",
+	"retention/log.go: error":                           "a log level",
 }
 
 // TestNothingOutsideAFormatNamesItsEventTypes: the pipeline, verify, the

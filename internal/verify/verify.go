@@ -256,6 +256,11 @@ var builtInPrices = map[string]struct {
 	"gpt-4.1":                    {"gpt-4.1", 2, 8, 0.5, 2, 2},
 	"gpt-4.1-mini":               {"gpt-4.1-mini", 0.4, 1.6, 0.1, 0.4, 0.4},
 	"gemini-2.5-pro":             {"gemini-2.5-pro", 1.25, 10, 0.125, 1.25, 1.25},
+	// OpenAI's Codex rate card: the API prices; no cache-write surcharge.
+	"gpt-5":             {"gpt-5", 1.25, 10, 0.125, 1.25, 1.25},
+	"gpt-5-codex":       {"gpt-5", 1.25, 10, 0.125, 1.25, 1.25},
+	"gpt-5.1-codex-max": {"gpt-5", 1.25, 10, 0.125, 1.25, 1.25},
+	"gpt-5.3-codex":     {"gpt-5.2", 1.75, 14, 0.175, 1.75, 1.75},
 }
 
 // cost checks cost_usd and cost_model: present exactly on the lines whose

@@ -66,7 +66,8 @@ func TestProductAgrees(t *testing.T) {
 				slices.Sort(notes)
 				slices.Sort(got)
 				assert.Equal(t, notes, got, where)
-				if l.Model != "" {
+				assert.Equal(t, l.Model, string(ev.Model), "%s: model", where)
+				if l.Counted || l.Bill != "" {
 					require.True(t, ev.Usage.Has, where)
 					assert.Equal(t, format.Usage{Input: l.PromptTokens, CacheRead: l.CacheReadTokens, Output: l.CompletionTokens, Has: true}, ev.Usage, where)
 					assert.Equal(t, l.Model, string(ev.Model), where)

@@ -72,6 +72,9 @@ func truthLine(off int64, line []byte, r *rec) sample.Line {
 		l.Expect = append(l.Expect, sample.AnnUnknownType)
 	}
 	l.Expect = append(l.Expect, r.notes...)
+	if r.ship == nil {
+		l.Model = r.model // a turn_context's
+	}
 	if u := r.ship; u != nil && (u.in > 0 || u.out > 0) {
 		l.Model, l.Counted = r.model, true
 		l.PromptTokens, l.CompletionTokens, l.CacheReadTokens = u.in, u.out, min(u.cached, u.in)

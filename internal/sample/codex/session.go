@@ -99,6 +99,7 @@ func (s *session) turnContext() {
 	p = append(p, kv{"cwd", "/home/dev/app"}, kv{"approval_policy", "on-request"}, kv{"sandbox_policy", sandbox},
 		kv{"model", s.model}, kv{"effort", "high"}, kv{"summary", "auto"})
 	r := s.add("turn_context", p, "turn_context")
+	r.model = s.model // the line names it: it ships as its model
 	s.aborted = false
 	s.to(r, StateThinking)
 }

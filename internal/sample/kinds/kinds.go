@@ -7,6 +7,7 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
+	"github.com/journalship/journalship/internal/sample/codex"
 	"github.com/journalship/journalship/internal/sample/gosession"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 )
@@ -18,6 +19,7 @@ func All() []sample.Kind {
 		codelia.Kind,
 		orbitmesh.Kind,
 		claudecode.Kind,
+		codex.Kind,
 		gosession.Kind,
 	}
 }
