@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/journalship/journalship/enrich"
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 )
@@ -63,7 +62,7 @@ func (*Format) Layouts() []string {
 // not claimed still says what it can (for a file found by its content).
 func (*Format) Claim(path string) (format.Path, bool) {
 	base := filepath.Base(path)
-	pi := enrich.ParsePath(path)
+	pi := parsePath(path)
 	p := format.Path{Format: Name, JobID: pi.JobID, Pod: pi.Pod, Started: pi.SessionStart,
 		Group: filepath.Dir(path), Problem: pi.Problem}
 	return p, strings.HasPrefix(base, "session_") && strings.HasSuffix(base, ".jsonl")
