@@ -46,11 +46,11 @@ type State struct {
 
 	base    counters // the totals of the file's previous token_count
 	hasBase bool
-	// last is what the last judged line changed of the totals, for
-	// Withdraw.
+	// last is what the last judged line shipped (set: it shipped usage),
+	// for Withdraw.
 	last struct {
-		set, had bool
-		base     counters
+		set     bool
+		shipped counters
 	}
 
 	derived string

@@ -129,6 +129,50 @@ func TestWithdraw(t *testing.T) {
 	assert.Equal(t, usageOf(500, 0, 50), ev.Usage, "withdrawing the last line: it ships again")
 }
 
+// TestWithdrawNoBaseOrReset: a withdrawn token_count that found no base
+// (the file's first) or reset the totals is counted by the next one, with
+// what grew between (a schema-invalid token_count's response): the base
+// becomes the withdrawn line's totals less what it shipped, not the base
+// it found.
+func TestWithdrawNoBaseOrReset(t *testing.T) {
+	// Its response counts in the totals, but the line ships nothing.
+	bad := formattest.Mutate(t, tokenCount([4]int64{300, 0, 30, 0}, [4]int64{200, 0, 20, 0}),
+		"payload.info.total_token_usage.output_tokens", "30")
+	for _, c := range []struct {
+		name      string
+		lines     []string
+		withdrawn int          // the line withdrawn
+		want      format.Usage // what the last line ships
+	}{
+		{"first, then a schema-invalid one", []string{
+			tokenCount([4]int64{100, 0, 10, 0}, [4]int64{100, 0, 10, 0}), bad,
+			tokenCount([4]int64{600, 0, 60, 0}, [4]int64{300, 0, 30, 0})}, 0, usageOf(600, 0, 60)},
+		{"first, past history counted elsewhere", []string{
+			tokenCount([4]int64{5000, 0, 100, 0}, [4]int64{1000, 0, 20, 0}),
+			tokenCount([4]int64{6000, 0, 120, 0}, [4]int64{1000, 0, 20, 0})}, 0, usageOf(2000, 0, 40)},
+		{"a reset", []string{
+			tokenCount([4]int64{5000, 0, 100, 0}, [4]int64{5000, 0, 100, 0}),
+			tokenCount([4]int64{300, 0, 7, 0}, [4]int64{300, 0, 7, 0}),
+			tokenCount([4]int64{700, 0, 9, 0}, [4]int64{400, 0, 2, 0})}, 1, usageOf(700, 0, 9)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, _ := New().Claim(mainPath)
+			st := New().NewState(p).(*State)
+			j := New().NewJudge()
+			formattest.JudgeLine(j, st, turnContext("gpt-5"))
+			var ev format.Event
+			for i, l := range c.lines {
+				ev = formattest.JudgeLine(j, st, l)
+				if i == c.withdrawn {
+					require.True(t, ev.Usage.Has)
+					st.Withdraw()
+				}
+			}
+			assert.Equal(t, c.want, ev.Usage)
+		})
+	}
+}
+
 // TestForkBills: a fork copies its parent's lines after the parent's
 // session_meta; each copied response has the bill it has in the parent's
 // file, and the fork's own responses others.

@@ -93,7 +93,6 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 		return
 	}
 	total, last := countersAt(c, fTotal), countersAt(c, fLast)
-	s.last.set, s.last.base, s.last.had = true, s.base, s.hasBase
 	var ship counters
 	switch {
 	case !s.hasBase:
@@ -125,6 +124,7 @@ func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) 
 		ev.Role = format.RoleStatus
 		return
 	}
+	s.last.set, s.last.shipped = true, ship
 	ev.Usage, ev.Bill = ship.usage(), s.bill(&total)
 	if len(s.model) > 0 {
 		ev.Model = a.Copy(s.model)
@@ -169,12 +169,18 @@ func (s *State) bill(t *counters) uint64 {
 }
 
 // Withdraw implements format.Withdrawer: the last judged line will not be
-// shipped (too long to send), so the totals it advanced are forgotten,
-// and the next token_count ships its growth too.
+// shipped (too long to send), so what it shipped is taken back out of the
+// base: the base becomes its totals less its usage, and the next
+// token_count ships that usage with its own growth. Restoring the base
+// the line found would not do: a file's first token_count found none, and
+// the next one would then ship only its last usage, losing what grew
+// between the two (a schema-invalid token_count's response); a reset's
+// base lies above the totals that follow, and the next line would be a
+// reset again, shipping only its own.
 func (s *State) Withdraw() {
 	if !s.last.set {
 		return
 	}
 	s.last.set = false
-	s.base, s.hasBase = s.last.base, s.last.had
+	s.base = s.base.minus(&s.last.shipped)
 }
