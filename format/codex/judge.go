@@ -32,6 +32,9 @@ type facts struct {
 func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, ev *format.Event) {
 	ev.Reset()
 	s, _ := st.(*State)
+	if s != nil {
+		s.last.set = false // before any return: Withdraw undoes this line alone
+	}
 	c := &j.c
 	if reason := c.Scan(line, envelopePaths); reason != "" {
 		ev.Corrupt(reason)

@@ -173,6 +173,24 @@ func TestWithdrawNoBaseOrReset(t *testing.T) {
 	}
 }
 
+// TestWithdrawCorruptLine: withdrawing a line that counted nothing (a
+// corrupt one, cut short) undoes nothing: the token_count before it
+// shipped, and the next one ships only its own growth.
+func TestWithdrawCorruptLine(t *testing.T) {
+	p, _ := New().Claim(mainPath)
+	st := New().NewState(p).(*State)
+	j := New().NewJudge()
+	formattest.JudgeLine(j, st, turnContext("gpt-5"))
+	formattest.JudgeLine(j, st, tokenCount([4]int64{100, 0, 10, 0}, [4]int64{100, 0, 10, 0}))
+	for _, cut := range []string{`{"timestamp":"` + stamp + `","type":"event_msg","payl`, `{"timestamp":"` + stamp + `"}`} {
+		ev := formattest.JudgeLine(j, st, cut)
+		require.Equal(t, integrity.Corrupt, ev.Outcome)
+		st.Withdraw()
+	}
+	ev := formattest.JudgeLine(j, st, tokenCount([4]int64{300, 0, 30, 0}, [4]int64{200, 0, 20, 0}))
+	assert.Equal(t, usageOf(200, 0, 20), ev.Usage, "the first token_count is not counted again")
+}
+
 // TestForkBills: a fork copies its parent's lines after the parent's
 // session_meta; each copied response has the bill it has in the parent's
 // file, and the fork's own responses others.

@@ -76,9 +76,6 @@ func (t *counters) used() bool { return t[cInput] > 0 || t[cOutput] > 0 || t[cCa
 // and leaves the totals as they were. Without a state nothing tells what
 // the lines before counted: nothing ships (usage_unverified).
 func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
-	if s != nil {
-		s.last.set = false
-	}
 	if f.e != eTokenCount {
 		return
 	}
