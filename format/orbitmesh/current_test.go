@@ -148,6 +148,22 @@ func TestUsageWithdraw(t *testing.T) {
 	assert.Equal(t, format.Usage{Output: 49, Has: true}, ev.Usage, "the next event counts what was withdrawn")
 }
 
+// TestUsageWithdrawStart: a withdrawn message_start is counted by its
+// response's message_delta, which grows from it, not from the response
+// before (whose higher output would leave nothing to ship).
+func TestUsageWithdrawStart(t *testing.T) {
+	st := testFormat(t, clock).NewState(format.Path{}).(*State)
+	evs := formattest.JudgeLines(testFormat(t, clock).NewJudge(), st,
+		cur(1, "metric", "append_raw", startA), cur(2, "metric", "append_raw", deltaA))
+	require.Equal(t, int64(50), evs[0].Usage.Output+evs[1].Usage.Output)
+	j := testFormat(t, clock).NewJudge()
+	formattest.JudgeLine(j, st, cur(3, "metric", "append_raw", startB))
+	st.Withdraw() // the pipeline does not ship the message_start
+	ev := formattest.JudgeLine(j, st, cur(4, "metric", "append_raw", deltaB))
+	assert.Equal(t, format.Usage{Input: 5, Output: 9, Has: true}, ev.Usage, "the message_start's usage and the growth since")
+	assert.Equal(t, "claude-opus-4-1", string(ev.Model))
+}
+
 func TestUsageWithoutState(t *testing.T) {
 	j := New().NewJudge()
 	var a integrity.Arena

@@ -97,7 +97,7 @@ type State struct {
 
 	// The runtime's log (sidestate.go, usage.go): its side files, the
 	// newest line time, the attempt whose end a line marked (index+1), the
-	// latest response's usage counted (and before the last line, for
+	// latest response's usage counted (and what the last line shipped, for
 	// Withdraw) and the models its provider events named.
 	current   bool
 	side      Side
@@ -107,7 +107,7 @@ type State struct {
 	hasNewest bool
 	endMarked int
 	resp      response
-	undo      response
+	shipped   counters // what the last line shipped (undone: a metric line)
 	undone    bool
 	respModel []byte
 	lastModel []byte

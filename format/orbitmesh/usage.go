@@ -28,30 +28,42 @@ func (c *counters) usage() format.Usage {
 
 // response is the usage counted for one provider response; id is the hash
 // of its message id (0: a message_delta whose message_start the file does
-// not hold).
+// not hold). owed is what lines of it counted but did not ship (withdrawn:
+// the pipeline did not send them), shipped by its next line.
 type response struct {
-	id  uint64
-	c   counters
-	set bool
+	id      uint64
+	c, owed counters
+	set     bool
 }
 
 // countUsage sets the usage a valid metric line ships and the model it is
 // attributed to: the response's own (its message_start's), else the last
-// model the file's provider events named.
+// model the file's provider events named. It remembers what the line
+// ships, for Withdraw.
 func (s *State) countUsage(f *fields, a *integrity.Arena, ev *format.Event) {
-	s.undo, s.undone = s.resp, true
+	s.undone = true
 	if f.start && f.response != s.resp.id {
 		s.resp = response{id: f.response, c: countersOf(&f.usage), set: true}
 		ev.Usage = f.usage
+		s.shipped = s.resp.c
 		s.respModel = append(s.respModel[:0], ev.Model...)
 		return
 	}
 	if !s.resp.set {
 		s.resp = response{c: countersOf(&f.usage), set: true}
 		ev.Usage = f.usage
+		s.shipped = s.resp.c
 		s.respModel = append(s.respModel[:0], s.lastModel...)
-	} else if grown, any := s.resp.grow(countersOf(&f.usage)); any {
-		ev.Usage = grown.usage()
+	} else {
+		grown, any := s.resp.grow(countersOf(&f.usage))
+		if s.resp.owed != (counters{}) {
+			grown, any = grown.plus(&s.resp.owed), true
+			s.resp.owed = counters{}
+		}
+		s.shipped = grown
+		if any {
+			ev.Usage = grown.usage()
+		}
 	}
 	if len(ev.Model) == 0 && len(s.respModel) > 0 {
 		ev.Model = a.Copy(s.respModel)
@@ -69,12 +81,26 @@ func (r *response) grow(line counters) (grown counters, any bool) {
 	return grown, any
 }
 
+// plus returns c+d, counter by counter.
+func (c *counters) plus(d *counters) counters {
+	var s counters
+	for i := range c {
+		s[i] = c[i] + d[i]
+	}
+	return s
+}
+
 // Withdraw implements format.Withdrawer: the last judged line's usage is
-// not counted (the pipeline does not ship the line), so that the
-// response's next event counts it.
+// not counted (the pipeline does not ship the line), so the response's
+// next event ships it, with its own growth. The response stays the one
+// the line named: restoring the one before would have a withdrawn
+// message_start's message_delta grow from the previous response's
+// counters, and ship less than its own response's usage (or nothing).
+// A response with no later line loses the withdrawn line's usage.
 func (s *State) Withdraw() {
 	if s.undone {
-		s.resp, s.undone = s.undo, false
+		s.resp.owed = s.resp.owed.plus(&s.shipped)
+		s.undone = false
 	}
 }
 
