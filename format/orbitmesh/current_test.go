@@ -164,6 +164,20 @@ func TestUsageWithdrawStart(t *testing.T) {
 	assert.Equal(t, "claude-opus-4-1", string(ev.Model))
 }
 
+// TestUsageWithdrawNothingCounted: withdrawing a line that counted
+// nothing (corrupt, cut short; a plan record) undoes nothing: the
+// message_delta before it shipped, and is not counted again.
+func TestUsageWithdrawNothingCounted(t *testing.T) {
+	for _, l := range []string{`{"seq":3,"kind":"met`, `{"seq":3,"kind":"run.started","run_id":"r1"}`} {
+		st := testFormat(t, clock).NewState(format.Path{}).(*State)
+		j := testFormat(t, clock).NewJudge()
+		formattest.JudgeLines(j, st, cur(1, "metric", "append_raw", startA), cur(2, "metric", "append_raw", deltaA), l)
+		st.Withdraw()
+		ev := formattest.JudgeLine(j, st, cur(4, "metric", "append_raw", deltaA))
+		assert.False(t, ev.Usage.Has, "after %s", l)
+	}
+}
+
 func TestUsageWithoutState(t *testing.T) {
 	j := New().NewJudge()
 	var a integrity.Arena

@@ -19,6 +19,9 @@ const reasonNoKind = `no string "kind"`
 // the line's effect on the derived status and its annotations.
 func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, ev *format.Event) {
 	ev.Reset()
+	if s, _ := st.(*State); s != nil {
+		s.undone = false // before any return: Withdraw undoes this line alone
+	}
 	c := &j.c
 	name, ok := format.Begin(c, line, paths, pKind, reasonNoKind, ev)
 	if !ok {

@@ -45,7 +45,7 @@ func (s *State) judgeCurrent(f *fields, a *integrity.Arena, ev *format.Event) {
 		usageWithoutState(f, ev)
 		return
 	}
-	s.current, s.undone = true, false
+	s.current = true
 	if len(ev.Model) > 0 {
 		s.lastModel = append(s.lastModel[:0], ev.Model...)
 	}
