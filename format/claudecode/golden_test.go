@@ -45,20 +45,7 @@ var goldenFiles = map[string]golden{
 }
 
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.jsonl")
-	require.NoError(t, err)
-	require.Len(t, files, len(goldenFiles))
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			require.NoError(t, err)
-			g, ok := goldenFiles[filepath.Base(file)]
-			require.True(t, ok, "add %s to goldenFiles", file)
-			got := renderFile(t, g, data)
-			out := strings.TrimSuffix(file, ".jsonl") + ".golden"
-			formattest.Golden(t, out, got, *update, "run go test ./format/claudecode -update")
-		})
-	}
+	formattest.GoldenJournals(t, goldenFiles, *update, "run go test ./format/claudecode -update", renderFile)
 }
 
 // renderFile judges a file's lines (a last one without its newline is the

@@ -3,8 +3,6 @@ package codelia
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,20 +24,7 @@ var goldenPaths = map[string]string{
 }
 
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.jsonl")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			require.NoError(t, err)
-			path, ok := goldenPaths[filepath.Base(file)]
-			require.True(t, ok, "add %s to goldenPaths", file)
-			got := renderFile(t, path, data)
-			golden := strings.TrimSuffix(file, ".jsonl") + ".golden"
-			formattest.Golden(t, golden, got, *update, "run go test ./format/codelia -update")
-		})
-	}
+	formattest.GoldenJournals(t, goldenPaths, *update, "run go test ./format/codelia -update", renderFile)
 }
 
 // renderFile judges a file's lines (a last one without its newline is the

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,20 +27,7 @@ var goldenPaths = map[string]string{
 }
 
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.jsonl")
-	require.NoError(t, err)
-	require.Len(t, files, len(goldenPaths))
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			require.NoError(t, err)
-			path, ok := goldenPaths[filepath.Base(file)]
-			require.True(t, ok, "add %s to goldenPaths", file)
-			got := renderFile(t, path, data)
-			out := strings.TrimSuffix(file, ".jsonl") + ".golden"
-			formattest.Golden(t, out, got, *update, "run go test ./format/codex -update")
-		})
-	}
+	formattest.GoldenJournals(t, goldenPaths, *update, "run go test ./format/codex -update", renderFile)
 }
 
 // renderFile judges a file's lines (a last one without its newline is the
