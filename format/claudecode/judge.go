@@ -60,6 +60,9 @@ var commandMarkers = [...]string{"<command-name>", "<command-message>", "<local-
 func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, ev *format.Event) {
 	ev.Reset()
 	s, _ := st.(*State)
+	if s != nil {
+		s.last.set, s.last.model = false, -1 // before any return: Withdraw undoes this line alone
+	}
 	c := &j.c
 	name, ok := format.Begin(c, line, paths, pType, reasonNoType, ev)
 	if !ok {

@@ -351,6 +351,23 @@ func TestWithdraw(t *testing.T) {
 	assert.False(t, evs[0].Usage.Has, "the response stays counted at 330")
 }
 
+// TestWithdrawCorruptLine: withdrawing a line that counted nothing
+// because it is corrupt (cut short) undoes nothing: the line before it
+// shipped its growth, which the response's next line does not ship again.
+func TestWithdrawCorruptLine(t *testing.T) {
+	f := New()
+	p, _ := f.Claim(mainPath)
+	st := f.NewState(p).(*State)
+	judgeAll(st, f, response(1, "m", "r", 3, 300, 100, 1000), response(2, "m", "r", 3, 310, 100, 1000))
+	for _, cut := range []string{`{"type":"assistant","message":{"id":"m","us`, `{"parentUuid":null}`} {
+		evs := judgeAll(st, f, cut)
+		require.Equal(t, integrity.Corrupt, evs[0].Outcome)
+		st.Withdraw()
+	}
+	evs := judgeAll(st, f, response(3, "m", "r", 3, 320, 100, 1000))
+	assert.Equal(t, format.Usage{Output: 10, Has: true}, evs[0].Usage, "the growth past 310 only")
+}
+
 func TestEmbeddedProgressUsageIsNeverRead(t *testing.T) {
 	l := line("progress", uid(2), "", `"data":{"type":"agent_progress","message":{"type":"assistant","message":{"id":"m","model":"claude-haiku-4-5","usage":{"input_tokens":900,"output_tokens":70}}}}`)
 	ev := judgeOne(l)

@@ -59,9 +59,6 @@ func (j *judge) usageAt(id int) (format.Usage, bool) {
 // line's usage its response's other lines already counted: the line ships
 // none, annotated usage_unverified (its own usage is in its text).
 func (j *judge) usage(s *State, f *facts, a *integrity.Arena, ev *format.Event) {
-	if s != nil {
-		s.last.set, s.last.model = false, -1
-	}
 	if ev.Outcome != integrity.Valid {
 		if f.t == tResult && s != nil {
 			s.endRun()
