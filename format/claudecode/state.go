@@ -278,7 +278,8 @@ func (s *State) findOpen(h uint64) int {
 
 // Withdraw implements format.Withdrawer: the last judged line will not be
 // shipped (too long to send), so what it counted of its response's usage
-// is forgotten, and the response's next line ships it.
+// is forgotten, and the response's next line ships it (or, with none, the
+// run's result line: topUp).
 func (s *State) Withdraw() {
 	l := s.last
 	s.last.set, s.last.model = false, -1
@@ -290,6 +291,7 @@ func (s *State) Withdraw() {
 		for i := range m.c {
 			m.c[i] = max(0, m.c[i]-l.usage[i])
 		}
+		add(&m.withdrawn, &l.usage)
 	}
 	if l.had {
 		s.responses[l.h] = l.before

@@ -19,7 +19,9 @@ import (
 // A result line reports the run's usage per model (modelUsage), helper
 // calls (a Haiku model) included, which no other line shows: what it
 // reports beyond what the run's lines counted ships on it, under its
-// model.
+// model. It ships one model's: a model short of more than the run's
+// withdrawn lines gave back (a helper) before one short of no more (the
+// withdrawn lines' own usage, which may be lost).
 
 // maxStreams bounds the streams (main agent and subagents) whose open
 // response a State remembers; maxModels the models of a run it counts.
@@ -35,11 +37,12 @@ type openResponse struct {
 	model     []byte
 }
 
-// modelCount is the usage a run's lines counted under one model. Its
-// buffer is reused by later runs.
+// modelCount is the usage a run's lines counted under one model, and
+// what lines withdrawn gave back of it (format.Withdrawer). Its buffer is
+// reused by later runs.
 type modelCount struct {
-	name []byte
-	c    counters
+	name         []byte
+	c, withdrawn counters
 }
 
 // modelUsageKeys are the members of a modelUsage entry the judge reads.
@@ -191,7 +194,7 @@ func (s *State) modelIndex(model []byte) int {
 		s.models = append(s.models, modelCount{})
 	}
 	m := &s.models[len(s.models)-1]
-	m.name, m.c = append(m.name[:0], model...), counters{}
+	m.name, m.c, m.withdrawn = append(m.name[:0], model...), counters{}, counters{}
 	return len(s.models) - 1
 }
 
@@ -208,44 +211,52 @@ func add(a, b *counters) {
 }
 
 // topUp ships on a result line what its modelUsage reports beyond what
-// the run's lines counted, for the first model (in the line's order) that
-// falls short: that model's usage then equals the run's report. The
-// one-hour cache writes, which modelUsage does not split, are those the
-// result's usage reports beyond the run's lines, at most the model's
-// missing cache writes.
+// the run's lines counted, for one model that falls short: that model's
+// usage then equals the run's report. A line carries one model's usage:
+// the first model (in the line's order) short of more than what withdrawn
+// lines gave back of it, else the first one short at all. So a helper
+// model, which no line shows, is topped up even when a line of the main
+// model was withdrawn (whose usage alone is then lost), and a withdrawn
+// line's usage is shipped when no other model falls short. The one-hour
+// cache writes, which modelUsage does not split, are those the result's
+// usage reports beyond the run's lines, at most the model's missing cache
+// writes.
 func (j *judge) topUp(s *State, a *integrity.Arena, ev *format.Event) {
 	c := &j.c
 	if s.modelsLost || c.Get(pModelUsage).Kind != integrity.JSONObject {
 		return
 	}
 	obj := c.Raw(pModelUsage)
-	if !j.outer.Start(obj) {
-		return
-	}
-	var m integrity.Member
-	for j.outer.Next(&m, modelUsageKeys) {
-		if m.Kind != integrity.JSONObject {
-			continue
+	for pass := range 2 {
+		if !j.outer.Start(obj) {
+			return
 		}
-		name := m.Key(obj)
-		if m.KeyEsc {
-			j.buf = integrity.Unescape(j.buf[:0], name)
-			name = j.buf
+		var m integrity.Member
+		for j.outer.Next(&m, modelUsageKeys) {
+			if m.Kind != integrity.JSONObject {
+				continue
+			}
+			name := m.Key(obj)
+			if m.KeyEsc {
+				j.buf = integrity.Unescape(j.buf[:0], name)
+				name = j.buf
+			}
+			short, ok, beyond := j.shortfall(s, name, m.Raw(obj))
+			if !ok || pass == 0 && !beyond {
+				continue
+			}
+			short[c1h] = min(short[cWrite], max(0, format.TokenCount(c, pResultCache1h)-s.counted1h()))
+			ev.Model, ev.Usage = a.Copy(name), short.usage()
+			return
 		}
-		short, ok := j.shortfall(s, name, m.Raw(obj))
-		if !ok {
-			continue
-		}
-		short[c1h] = min(short[cWrite], max(0, format.TokenCount(c, pResultCache1h)-s.counted1h()))
-		ev.Model, ev.Usage = a.Copy(name), short.usage()
-		return
 	}
 }
 
 // shortfall returns how far a modelUsage entry (obj) of model name
 // exceeds what the run's lines counted under it, the one-hour part left
-// 0; ok is false when it exceeds it nowhere.
-func (j *judge) shortfall(s *State, name, obj []byte) (short counters, ok bool) {
+// 0; ok is false when it exceeds it nowhere, beyond whether it exceeds
+// somewhere what withdrawn lines gave back of it.
+func (j *judge) shortfall(s *State, name, obj []byte) (short counters, ok, beyond bool) {
 	var stated [muKeyCount]int64
 	if j.inner.Start(obj) {
 		var m integrity.Member
@@ -259,18 +270,19 @@ func (j *judge) shortfall(s *State, name, obj []byte) (short counters, ok bool) 
 	}
 	in := format.AddTokens(stated[muInput], format.AddTokens(stated[muCacheRead], stated[muCacheWrite]))
 	want := counters{in, stated[muOutput], stated[muCacheRead], stated[muCacheWrite], 0}
-	var have counters
+	var have, withdrawn counters
 	for i := range s.models {
 		if bytes.Equal(s.models[i].name, name) {
-			have = s.models[i].c
+			have, withdrawn = s.models[i].c, s.models[i].withdrawn
 		}
 	}
 	for i := range c1h {
 		if want[i] > have[i] {
 			short[i], ok = want[i]-have[i], true
+			beyond = beyond || short[i] > withdrawn[i]
 		}
 	}
-	return short, ok
+	return short, ok, beyond
 }
 
 // counted1h is the one-hour cache writes the run's lines counted.

@@ -191,6 +191,20 @@ func TestWithdrawnStreamLineIsToppedUp(t *testing.T) {
 	assert.Equal(t, format.Usage{Output: 49, Has: true}, evs[0].Usage)
 }
 
+// TestWithdrawnLineLeavesTheHelperToppedUp: with a line of the main
+// model withdrawn, both models fall short of the run's report; the result
+// ships the helper model's usage, which no line shows, not the withdrawn
+// line's (which its line alone counted). Withdrawing only loses that line.
+func TestWithdrawnLineLeavesTheHelperToppedUp(t *testing.T) {
+	f := New()
+	st := f.NewState(format.Path{}).(*State)
+	judgeAll(st, f, sjStart("", "msg_1", sonnet, 3, 1, 0, 100), sjDelta("", 3, 50, 0, 100))
+	st.Withdraw()
+	evs := judgeAll(st, f, sjResult(0.05, 0, mu(sonnet, 3, 50, 100, 0)+","+mu(haiku, 2893, 101, 0, 0)))
+	assert.Equal(t, haiku, string(evs[0].Model))
+	assert.Equal(t, format.Usage{Input: 2893, Output: 101, Has: true}, evs[0].Usage)
+}
+
 // TestStreamEventsSchema: the usage-bearing events are checked like an
 // assistant line's usage; other events pass.
 func TestStreamEventsSchema(t *testing.T) {
