@@ -31,6 +31,39 @@ type Descriptor struct {
 	// New returns the format configured by o (every setting of Settings,
 	// set or defaulted); an error names what is wrong.
 	New func(o Options) (Format, error)
+	// Deploy is where the shipped deployments find the format's journals
+	// on a node.
+	Deploy Deploy
+}
+
+// Deploy says where the shipped deployments (fluent-bit.conf, the
+// DaemonSet and docker compose) find a format's journals on a node. Their
+// tail inputs, format roots, retention roots and journal mounts are
+// generated from it: go test ./deploy -run TestGenerated -update. The
+// format's tail input has the Tag sessions.<Name>.
+type Deploy struct {
+	// Root is the directory of the runtime's journals on a node, under
+	// /data: the format's Format_Roots root, swept by retention. Where a
+	// team has a directory of its own, its root is the same below it
+	// (/data/team-a/sessions for /data/sessions).
+	Root string
+	// Paths are the tail input's glob patterns, relative to Root: they
+	// match every layout of Layouts (but those found by content alone)
+	// and none of NotTailed. The directory each starts from (its part
+	// before the first wildcard) is what the containers mount.
+	Paths []string
+	// DB is the tail input's offset database, a file name in
+	// /var/lib/journalship; empty: tail-<Name>.db.
+	DB string
+	// About is the tail input's comment after the Runtime and the Doc:
+	// where the journals lie, naming the root as Root (a team's copy
+	// names its own), and what the Paths leave out and why.
+	About string
+	// NotTailed are examples of the files the runtime keeps under Root
+	// that are not journals (snapshots rewritten in place, indexes,
+	// settings, credentials), relative to Root, with Layouts'
+	// placeholders: no tail input may read one.
+	NotTailed []string
 }
 
 // Options configure a format when it is built.

@@ -19,4 +19,13 @@ var Descriptor = format.Descriptor{
 		}
 		return NewWith(Config{KnownSchemaVersions: versions})
 	},
+	Deploy: format.Deploy{
+		Root:  "/data/sessions",
+		Paths: []string{"*/*.jsonl"},
+		// The first input's since before the others had one: kept, so
+		// that nodes keep their offsets.
+		DB: "tail.db",
+		About: "<root>/<job_id>/session_<ts>_<pod>.jsonl with root /data/sessions, " +
+			"the root the retention agent sweeps (journalship retention --root).",
+	},
 }
