@@ -2,6 +2,13 @@
 // the repository against each other and against the real parsers of the
 // tools that read them.
 //
+//   - The fragments generated from the registered formats' descriptors
+//     (format.Deploy): the tail inputs, their layouts and Format_Roots of
+//     the three Fluent Bit configurations, the journal volumes and mounts
+//     of the DaemonSet (per team of its Tenant_Roots) and of compose, the
+//     roots retention and the simulator are given, compose's tenants and
+//     the DaemonSet's copy of the price table: up to date (go test
+//     ./deploy -run TestGenerated -update rewrites them).
 //   - fluent-bit.conf and its copies (deploy/daemonset, deploy/compose):
 //     every journalship setting shown, only keys Fluent Bit 5.1.1 knows,
 //     values the plugin's own parser accepts, copies equal but for the

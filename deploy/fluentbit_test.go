@@ -428,7 +428,7 @@ func TestConfigCopies(t *testing.T) {
 	}
 	expect(t, loadFLB(t, flbConfPaths[2]).only(t, "OUTPUT", "journalship"), map[string]string{"Loki_URL": "http://loki:3100"})
 	assert.Equal(t, string(readFile(t, "pricing/default_prices.yaml")), string(readFile(t, "deploy/daemonset/prices.yaml")),
-		"cp pricing/default_prices.yaml deploy/daemonset/prices.yaml")
+		"deploy/daemonset/prices.yaml is stale: %s", regenerate)
 	for _, p := range flbConfPaths {
 		_, ok := loadFLB(t, p).only(t, "SERVICE", "").get("Plugins_File")
 		assert.False(t, ok, "%s: the plugin is loaded with -e; a plugins file naming the image's path breaks `fluent-bit -e bin/out_journalship.so -c fluent-bit.conf` from a clone", p)

@@ -16,11 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/journalship/journalship/format"
-	"github.com/journalship/journalship/format/claudecode"
-	"github.com/journalship/journalship/format/codelia"
-	"github.com/journalship/journalship/format/cortex"
-	"github.com/journalship/journalship/format/gosession"
-	"github.com/journalship/journalship/format/orbitmesh"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/retention"
 	"github.com/journalship/journalship/tenant"
@@ -50,37 +45,6 @@ const (
 	exampleAgent         = "a1b2c3d4"
 )
 
-// sideFiles are the files a runtime keeps beside its journals that are not
-// journals (snapshots rewritten in place): no tail input may read them.
-// Every registered format needs an entry, empty when it keeps none.
-var sideFiles = map[string]func(root, journal string) []string{
-	cortex.Name: func(string, string) []string { return nil },
-	// sessions/state/<session_id>.json, the resume snapshots.
-	codelia.Name: func(root, _ string) []string {
-		return []string{path.Join(root, "sessions", "state", exampleSession+".json")}
-	},
-	// <session_id>.json and <session_id>.tokens.json beside the log.
-	orbitmesh.Name: func(_, journal string) []string { return orbitmesh.Companions(journal) },
-	// In the session's directory beside the main transcript: a subagent's
-	// sidecar and the large tool outputs moved out of the transcript; in
-	// the project directory: the sessions index and the project's memory.
-	claudecode.Name: func(root, _ string) []string {
-		project := path.Join(root, exampleProject)
-		session := path.Join(project, exampleClaudeSession)
-		return []string{path.Join(session, "subagents", "agent-"+exampleAgent+".meta.json"),
-			path.Join(session, "tool-results", "toolu_01.txt"), path.Join(project, "sessions-index.json"),
-			path.Join(project, "memory", "MEMORY.md")}
-	},
-	// In the session's directory: metadata.json (rewritten in place), a
-	// checkpoint's manifest and blob, the flock files.
-	gosession.Name: func(_, journal string) []string {
-		dir := path.Dir(journal)
-		return []string{path.Join(dir, "metadata.json"), path.Join(dir, "checkpoints", "cp-001", "manifest.json"),
-			path.Join(dir, "checkpoints", "cp-001", "blobs", "9f86d0"), path.Join(dir, "messages.jsonl.lock"),
-			path.Join(dir, "transcript.jsonl.lock")}
-	},
-}
-
 // journalCase is one default layout of one format, as a configuration
 // deploys it.
 type journalCase struct {
@@ -88,7 +52,7 @@ type journalCase struct {
 	layout  string
 	root    string   // the format's root in Format_Roots
 	journal string   // an example journal of the layout under root
-	side    []string // its side files
+	side    []string // the files beside it no tail input may read (Deploy.NotTailed)
 	// reads: the format's state reads the side files (format.SideFiles),
 	// so they must be visible where the journal is.
 	reads bool
@@ -117,11 +81,39 @@ func layoutExample(layout, root string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("layout %q does not start with <root>/", layout)
 	}
-	p := path.Join(root, layoutValues.Replace(rest))
+	return fillExample(root, rest)
+}
+
+// fillExample is the path rel (with Layouts' placeholders) under root,
+// its placeholders filled by layoutValues.
+func fillExample(root, rel string) (string, error) {
+	p := path.Join(root, layoutValues.Replace(rel))
 	if strings.ContainsAny(p, "<>") || strings.Contains(p, "YYYY") {
-		return "", fmt.Errorf("layout %q: a placeholder layoutValues does not fill (%s)", layout, p)
+		return "", fmt.Errorf("%q: a placeholder layoutValues does not fill (%s)", rel, p)
 	}
 	return p, nil
+}
+
+// notTailed are the examples of d's Deploy.NotTailed under root.
+func notTailed(d format.Descriptor, root string) ([]string, error) {
+	var out []string
+	for _, rel := range d.Deploy.NotTailed {
+		p, err := fillExample(root, rel)
+		if err != nil {
+			return nil, fmt.Errorf("Deploy.NotTailed: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// descriptorOf returns the registered descriptor of the format named name.
+func descriptorOf(name string) (format.Descriptor, bool) {
+	i := slices.IndexFunc(registry.Descriptors(), func(d format.Descriptor) bool { return d.Name == name })
+	if i < 0 {
+		return format.Descriptor{}, false
+	}
+	return registry.Descriptors()[i], true
 }
 
 // journalCases lists, for every registered format, each of its default
@@ -143,9 +135,9 @@ func journalCases(out flbSection) ([]journalCase, []string) {
 	}
 	for _, f := range registry.All() {
 		name := f.Name()
-		side, ok := sideFiles[name]
+		d, ok := descriptorOf(name)
 		if !ok {
-			bad = append(bad, fmt.Sprintf("format %s: say in sideFiles which files its runtime keeps beside its journals", name))
+			bad = append(bad, fmt.Sprintf("format %s has no registered descriptor", name))
 			continue
 		}
 		if len(roots[name]) == 0 {
@@ -153,6 +145,11 @@ func journalCases(out flbSection) ([]journalCase, []string) {
 			continue
 		}
 		for _, root := range roots[name] {
+			side, err := notTailed(d, root)
+			if err != nil {
+				bad = append(bad, fmt.Sprintf("format %s: %v", name, err))
+				continue
+			}
 			for _, layout := range pathLayouts(f) {
 				// A team's directory holds its runtimes wherever it is;
 				// elsewhere a runtime's journals are where it writes them
@@ -171,7 +168,7 @@ func journalCases(out flbSection) ([]journalCase, []string) {
 					continue
 				}
 				_, reads := f.NewState(p).(format.SideFiles)
-				cases = append(cases, journalCase{format: f, layout: layout, root: root, journal: journal, side: side(root, journal), reads: reads})
+				cases = append(cases, journalCase{format: f, layout: layout, root: root, journal: journal, side: side, reads: reads})
 			}
 		}
 	}
@@ -299,7 +296,7 @@ func tailProblems(c flbConf) []string {
 // registered format's default layout is tailed by one input of its own,
 // into the journalship output, side files excluded; and the check is real.
 func TestEveryFormatIsTailed(t *testing.T) {
-	require.Len(t, registry.All(), len(sideFiles), "every format is in sideFiles, and nothing else")
+	require.Empty(t, deployProblems(registry.Descriptors()), "every format says where it is deployed")
 	for _, p := range flbConfPaths {
 		c := loadFLB(t, p)
 		cases, bad := journalCases(c.only(t, "OUTPUT", "journalship"))
