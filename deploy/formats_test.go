@@ -36,6 +36,7 @@ var layoutValues = strings.NewReplacer(
 	"<project>", exampleProject,
 	"<session>", exampleClaudeSession,
 	"<agent>", exampleAgent,
+	"rollout-YYYY-MM-DDThh-mm-ss", "rollout-2026-02-03T14-30-22",
 )
 
 const (
@@ -314,6 +315,7 @@ func TestEveryFormatIsTailed(t *testing.T) {
 	}
 	base := string(readFile(t, "fluent-bit.conf"))
 	codeliaPath := "/data/codelia/sessions/[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/*.jsonl"
+	codexArchived := "/data/codex/archived_sessions/rollout-*.jsonl"
 	claudePath := "/data/claude/projects/*/*.jsonl,/data/claude/projects/*/*/subagents/agent-*.jsonl"
 	for name, change := range map[string][2]string{
 		"a glob missing the subagents":       {claudePath, "/data/claude/projects/*/*.jsonl"},
@@ -331,6 +333,9 @@ func TestEveryFormatIsTailed(t *testing.T) {
 		"a root elsewhere than tail reads":   {"codelia=/data/codelia,", "codelia=/home/agent/.codelia,"},
 		"Cortex Plane away from its default": {"cortex=/data/sessions,", "cortex=/srv/sessions,"},
 		"two inputs reading one journal":     {"/data/orbitmesh/sessions/*.messages.jsonl", "/data/orbitmesh/sessions/*.messages.jsonl,/data/sessions/*/*.jsonl"},
+		"Codex's archive not read":           {"," + codexArchived, ""},
+		"Codex's prompt history read too":    {codexArchived, codexArchived + ",/data/codex/*.jsonl"},
+		"Codex's home read whole":            {codexArchived, "/data/codex/*/*"},
 	} {
 		require.Equal(t, 1, strings.Count(base, change[0]), name)
 		c, err := parseFLB(name, []byte(strings.Replace(base, change[0], change[1], 1)))

@@ -12,4 +12,20 @@ var Descriptor = format.Descriptor{
 	Runtime: "OpenAI Codex CLI rollouts, one per session",
 	Doc:     "docs/formats/codex.md",
 	New:     func(format.Options) (format.Format, error) { return NewWith(DefaultConfig()) },
+	Deploy: format.Deploy{
+		Root: "/data/codex",
+		Paths: []string{"sessions/[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/rollout-*.jsonl",
+			"archived_sessions/rollout-*.jsonl", "sessions/rollout-*.jsonl"},
+		About: "<root>/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl with root /data/codex " +
+			"(Codex's home, $CODEX_HOME or ~/.codex, on the node), the rollouts that codex archive " +
+			"moved to <root>/archived_sessions/ and a 0.7 CLI's <root>/sessions/rollout-<time>-<uuid>.jsonl, " +
+			"a pattern each. Only the rollouts: the prompt history history.jsonl and the thread " +
+			"index session_index.jsonl (not journals: the format refuses them), config.toml, " +
+			"auth.json (credentials), the *.sqlite files, log/ and a rollout compressed to " +
+			".jsonl.zst are never read. A session writes no end record: the finalizer takes it " +
+			"as over once it is idle and its file stays unchanged (retention's --stale-after).",
+		NotTailed: []string{"history.jsonl", "session_index.jsonl", "config.toml", "auth.json",
+			"log/codex-tui.log", "state_5.sqlite",
+			"sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<session>.jsonl.zst"},
+	},
 }
