@@ -70,9 +70,20 @@ var defaultRoot = regexp.MustCompile(`\(root (/[^;)\s]+)`)
 // reads it by default (its root is configured like any other).
 func contentLayout(layout string) bool { return strings.HasPrefix(layout, "any ") }
 
-// pathLayouts are a format's layouts under its root.
+// pathLayouts are a format's layouts under its root, less those its
+// descriptor keeps from the tail inputs (a layout whose example is one of
+// its Deploy.NotTailed: Codex's archived rollouts, moved there from a
+// tailed path).
 func pathLayouts(f format.Format) []string {
-	return slices.DeleteFunc(f.Layouts(), contentLayout)
+	d, _ := descriptorOf(f.Name())
+	return slices.DeleteFunc(f.Layouts(), func(layout string) bool {
+		if contentLayout(layout) {
+			return true
+		}
+		tmpl, _, _ := strings.Cut(layout, " (")
+		rest, _ := strings.CutPrefix(tmpl, "<root>/")
+		return slices.Contains(d.Deploy.NotTailed, rest)
+	})
 }
 
 // layoutExample builds an example journal of layout under root.
@@ -315,7 +326,8 @@ func TestEveryFormatIsTailed(t *testing.T) {
 	}
 	base := string(readFile(t, "fluent-bit.conf"))
 	codeliaPath := "/data/codelia/sessions/[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/*.jsonl"
-	codexArchived := "/data/codex/archived_sessions/rollout-*.jsonl"
+	codexDated := "/data/codex/sessions/[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/rollout-*.jsonl"
+	codexOld := "/data/codex/sessions/rollout-*.jsonl"
 	claudePath := "/data/claude/projects/*/*.jsonl,/data/claude/projects/*/*/subagents/agent-*.jsonl"
 	for name, change := range map[string][2]string{
 		"a glob missing the subagents":       {claudePath, "/data/claude/projects/*/*.jsonl"},
@@ -333,9 +345,10 @@ func TestEveryFormatIsTailed(t *testing.T) {
 		"a root elsewhere than tail reads":   {"codelia=/data/codelia,", "codelia=/home/agent/.codelia,"},
 		"Cortex Plane away from its default": {"cortex=/data/sessions,", "cortex=/srv/sessions,"},
 		"two inputs reading one journal":     {"/data/orbitmesh/sessions/*.messages.jsonl", "/data/orbitmesh/sessions/*.messages.jsonl,/data/sessions/*/*.jsonl"},
-		"Codex's archive not read":           {"," + codexArchived, ""},
-		"Codex's prompt history read too":    {codexArchived, codexArchived + ",/data/codex/*.jsonl"},
-		"Codex's home read whole":            {codexArchived, "/data/codex/*/*"},
+		"Codex's dated rollouts not read":    {codexDated + ",", ""},
+		"Codex's archive read too":           {codexOld, codexOld + ",/data/codex/archived_sessions/rollout-*.jsonl"},
+		"Codex's prompt history read too":    {codexOld, codexOld + ",/data/codex/*.jsonl"},
+		"Codex's home read whole":            {codexOld, "/data/codex/*/*"},
 	} {
 		require.Equal(t, 1, strings.Count(base, change[0]), name)
 		c, err := parseFLB(name, []byte(strings.Replace(base, change[0], change[1], 1)))
