@@ -12,9 +12,7 @@ import (
 	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
-	"github.com/journalship/journalship/internal/sample/codelia"
-	"github.com/journalship/journalship/internal/sample/gosession"
-	"github.com/journalship/journalship/internal/sample/orbitmesh"
+	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pricing"
@@ -63,37 +61,18 @@ func BenchmarkFlushClaudeCode(b *testing.B) {
 	benchCorpus(b, c, err, "/data/claude/projects")
 }
 
-// BenchmarkFlushGoSession is BenchmarkFlush for Go pkg/session stores: the
-// generator's sessions written to disk (messages.jsonl and
-// transcript.jsonl, about 1000 lines of 0.1–2 KB; each file's state reads
-// its session's metadata.json when it starts), each file from its start,
-// in one chunk.
-func BenchmarkFlushGoSession(b *testing.B) {
-	cfg := gosession.DefaultConfig()
-	cfg.Sessions = 40
-	c, err := gosession.Generate(cfg)
-	benchCorpus(b, c, err, "")
-}
-
-// BenchmarkFlushCodelia is BenchmarkFlush for Codelia run journals: the
-// generator's runs, each file from its start, in one chunk of about 1000
-// lines.
-func BenchmarkFlushCodelia(b *testing.B) {
-	cfg := codelia.DefaultConfig()
-	cfg.Runs = 40
-	c, err := codelia.Generate(cfg)
-	benchCorpus(b, c, err, "/data/codelia")
-}
-
-// BenchmarkFlushOrbitMesh is BenchmarkFlush for OrbitMesh message logs
-// (both shapes, the runtime's with its session documents and attempts
-// written to disk, read when a file's state starts), each file from its
-// start, in one chunk of about 1000 lines.
-func BenchmarkFlushOrbitMesh(b *testing.B) {
-	cfg := orbitmesh.DefaultConfig()
-	cfg.Sessions = 60
-	c, err := orbitmesh.Generate(cfg)
-	benchCorpus(b, c, err, "")
+// BenchmarkFlushFormats is BenchmarkFlush for every registered format's
+// generator (its Kind's Fixture, every fault scenario), written to disk
+// first with its side files (a state may read them when it starts): the
+// first whole files of about 1000 lines, each from its start, in one
+// chunk.
+func BenchmarkFlushFormats(b *testing.B) {
+	for _, k := range kinds.All() {
+		b.Run("format="+k.Format, func(b *testing.B) {
+			c, err := k.Fixture()
+			benchCorpus(b, c, err, "")
+		})
+	}
 }
 
 // benchCorpus ships the first whole files of a generated corpus (about
