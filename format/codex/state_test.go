@@ -1,6 +1,8 @@
 package codex
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/journalship/journalship/format"
@@ -347,4 +349,44 @@ func TestSessionWithoutPathSession(t *testing.T) {
 	assert.Equal(t, otherID, string(evs[1].SessionID))
 	assert.Equal(t, otherID, string(evs[2].SessionID))
 	assert.Zero(t, evs[1].NoteCount)
+}
+
+// TestWithdrawNeverShipsNegativeUsage: a withdrawn token_count whose last
+// usage exceeds its totals (hostile or garbled counters) leaves no base
+// below zero, so the next token_count's growth can neither go negative
+// nor wrap around: negative tokens would price to a negative cost, which
+// the cost counter refuses with a panic.
+func TestWithdrawNeverShipsNegativeUsage(t *testing.T) {
+	usage := func(in, cached, out int64) string {
+		return fmt.Sprintf(`{"input_tokens":%d,"cached_input_tokens":%d,"output_tokens":%d,"reasoning_output_tokens":0,"total_tokens":0}`, in, cached, out)
+	}
+	tc := func(total, last string) string {
+		return event(`{"type":"token_count","info":{"total_token_usage":` + total + `,"last_token_usage":` + last + `}}`)
+	}
+	const huge = math.MaxInt64
+	for _, c := range []struct {
+		name      string
+		withdrawn string
+	}{
+		{"first", tc(usage(0, 0, 0), usage(1, 0, 1))},
+		{"reset", tc(usage(0, 0, 0), usage(1, 0, 1))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, _ := New().Claim(mainPath)
+			st := New().NewState(p).(*State)
+			j := New().NewJudge()
+			formattest.JudgeLine(j, st, turnContext("gpt-5"))
+			if c.name == "reset" {
+				formattest.JudgeLine(j, st, tc(usage(50, 0, 5), usage(50, 0, 5)))
+			}
+			ev := formattest.JudgeLine(j, st, c.withdrawn)
+			require.True(t, ev.Usage.Has)
+			st.Withdraw()
+			ev = formattest.JudgeLine(j, st, tc(usage(huge, huge, 1), usage(1, 0, 1)))
+			require.Equal(t, integrity.Valid, ev.Outcome, formattest.Violations(&ev))
+			u := ev.Usage
+			assert.True(t, u.Input >= 0 && u.CacheRead >= 0 && u.CacheRead <= u.Input && u.Output >= 0,
+				"usage %+v", u)
+		})
+	}
 }

@@ -173,11 +173,16 @@ func (s *State) bill(t *counters) uint64 {
 // the next one would then ship only its last usage, losing what grew
 // between the two (a schema-invalid token_count's response); a reset's
 // base lies above the totals that follow, and the next line would be a
-// reset again, shipping only its own.
+// reset again, shipping only its own. No counter of the base goes below
+// zero: a line whose last usage exceeds its totals (garbled counters)
+// would otherwise have the next line's growth overflow into negative
+// tokens, priced at a negative cost.
 func (s *State) Withdraw() {
 	if !s.last.set {
 		return
 	}
 	s.last.set = false
-	s.base = s.base.minus(&s.last.shipped)
+	for i := range s.base {
+		s.base[i] = max(0, s.base[i]-s.last.shipped[i])
+	}
 }
