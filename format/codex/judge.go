@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
@@ -46,6 +47,11 @@ func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, ev *form
 	}
 	ev.EventType, ev.Role = eventNames[f.e], roles[f.e]
 	j.check(&f, a, ev)
+	if ev.HasTime && ev.Time.IsZero() {
+		// 0001-01-01T00:00:00Z is no time anyone wrote (Go's zero time,
+		// an unset field): the line has none, the pipeline falls back.
+		ev.Time, ev.HasTime = time.Time{}, false
+	}
 	j.ids(s, &f, a, ev)
 	j.read(s, &f, a, ev)
 	j.usage(s, &f, a, ev)

@@ -390,3 +390,14 @@ func TestWithdrawNeverShipsNegativeUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroTimeIsNoTime: a line stamped 0001-01-01T00:00:00Z (Go's zero
+// time: no time was set) has no time of its own, whether its type is
+// known (the time is judged) or not (it is only read).
+func TestZeroTimeIsNoTime(t *testing.T) {
+	for _, typ := range []string{"event_msg", "token_usage_record"} {
+		ev := judgeOne(`{"timestamp":"0001-01-01T00:00:00Z","type":"` + typ + `","payload":{"type":"task_started"}}`)
+		assert.NotEqual(t, integrity.Corrupt, ev.Outcome, typ)
+		assert.False(t, ev.HasTime, "%s: %v", typ, ev.Time)
+	}
+}
