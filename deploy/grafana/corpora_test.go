@@ -10,6 +10,8 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
+	"github.com/journalship/journalship/internal/sample/codex"
+	"github.com/journalship/journalship/internal/sample/gosession"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 )
 
@@ -20,6 +22,8 @@ const (
 	codeliaDir   = "codelia"             // Codelia: <root>/codelia/sessions/YYYY/MM/DD/<run_id>.jsonl
 	orbitmeshDir = "orbitmesh"           // OrbitMesh: <root>/orbitmesh/sessions/<session_id>.messages.jsonl
 	claudeDir    = claudecode.FormatName // Claude Code: <root>/claude-code/<project>/<session>.jsonl, <session>/subagents/agent-<agent>.jsonl
+	codexDir     = codex.FormatName      // Codex CLI: <root>/codex/sessions/YYYY/MM/DD/rollout-<time>-<session>.jsonl
+	goSessionDir = gosession.FormatName  // Go pkg/session: <root>/go-session/<session_id>/messages.jsonl
 )
 
 // formats are the format label values the world holds, sorted.

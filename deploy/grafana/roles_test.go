@@ -1,11 +1,15 @@
 package grafana
 
 import (
+	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/kinds"
 )
 
 // What each format's lines are in the format-neutral terms the dashboards
@@ -57,8 +61,59 @@ var claudeRoles = map[string]string{
 	"result": "session_end", "stream_event": "other",
 }
 
-// rolesOf are each format's known types and their roles.
-var rolesOf = map[string]map[string]string{cortexDir: cortexRoles, codeliaDir: codeliaRoles, orbitmeshDir: joined(orbitmeshRoles, orbitmeshRuntimeRoles), claudeDir: claudeRoles}
+// codexRoles: docs/formats/codex.md, section 5 (Roles), for the event
+// types docs/formats.md lists; a token_count is refined in roleOf.
+var codexRoles = map[string]string{
+	"session_meta": "session_start",
+	"turn_context": "status", "task_started": "status", "task_complete": "status", "turn_aborted": "status",
+	"thread_rolled_back": "status", "entered_review_mode": "status", "exited_review_mode": "status", "token_count": "status",
+	"message":       "message",
+	"function_call": "tool_call", "custom_tool_call": "tool_call", "local_shell_call": "tool_call", "web_search_call": "tool_call",
+	"tool_search_call": "tool_call", "image_generation_call": "tool_call",
+	"function_call_output": "tool_result", "custom_tool_call_output": "tool_result", "tool_search_output": "tool_result",
+	"compacted": "checkpoint", "compaction": "checkpoint", "context_compaction": "checkpoint", "context_compacted": "checkpoint",
+	"error": "error",
+	"state": "other", "reasoning": "other", "ghost_snapshot": "other", "user_message": "other", "agent_message": "other",
+	"agent_reasoning": "other", "agent_reasoning_raw_content": "other", "undo_completed": "other", "thread_name_updated": "other",
+	"item_completed": "other", "patch_apply_end": "other", "mcp_tool_call_end": "other", "web_search_end": "other",
+	"exec_command_end": "other", "image_generation_end": "other", "view_image_tool_call": "other", "thread_goal_updated": "other",
+}
+
+// goSessionRoles: docs/formats/go-session.md, section 5 (Roles): a
+// message's role, every transcript.jsonl line, and the entries the
+// finalizer builds from metadata.json and the checkpoint manifests.
+var goSessionRoles = map[string]string{
+	"user": "message", "system": "message", "assistant": "llm_response", "tool": "tool_result",
+	"transcript": "other", "metadata": "session_end", "checkpoint": "checkpoint",
+}
+
+// rolesOf are each format's known types and their roles. Every format
+// of kinds.All() needs its table here: rolesMissing names those without.
+var rolesOf = map[string]map[string]string{cortexDir: cortexRoles, codeliaDir: codeliaRoles,
+	orbitmeshDir: joined(orbitmeshRoles, orbitmeshRuntimeRoles), claudeDir: claudeRoles, codexDir: codexRoles,
+	goSessionDir: goSessionRoles}
+
+// rolesMissing lists the formats of kinds.All() that have no table in
+// rolesOf, each with the page its table is to be written out from.
+func rolesMissing() []string {
+	var out []string
+	for _, k := range kinds.All() {
+		if _, ok := rolesOf[k.Format]; !ok {
+			out = append(out, fmt.Sprintf("%s (%s): write out its page's roles (docs/formats/) in roles_test.go's rolesOf", k.Format, k.Title))
+		}
+	}
+	return out
+}
+
+// TestEveryFormatHasItsRoles: the world holds every format of
+// kinds.All(), and the roles its lines ship are written out here from
+// the format's page, never read from its code; a new format's table is
+// the one thing to add.
+func TestEveryFormatHasItsRoles(t *testing.T) {
+	for _, m := range rolesMissing() {
+		t.Errorf("no roles table for format %s", m)
+	}
+}
 
 // joined is the union of maps with disjoint keys.
 func joined(ms ...map[string]string) map[string]string {
@@ -81,7 +136,8 @@ func known(format, typ string) bool {
 // message_start or message_delta with a usage is an LLM response; a Claude Code user line with a tool_result
 // block is a tool result, a system line an error (api_error), a
 // checkpoint (compact_boundary, microcompact_boundary) or a session start
-// (a stream-json init).
+// (a stream-json init); a Codex token_count that ships usage (the truth
+// gives it tokens, a copy counted elsewhere too) is an LLM response.
 func roleOf(format string, l sample.Line, fields map[string]any) string {
 	switch {
 	case l.Corrupt:
@@ -91,6 +147,8 @@ func roleOf(format string, l sample.Line, fields map[string]any) string {
 	case format == codeliaDir && l.Type == "agent.event" && jsonText(nested(fields, "event", "type")) == "tool_call":
 		return "tool_call"
 	case format == orbitmeshDir && l.Type == "metric" && claudeUsage(fields):
+		return "llm_response"
+	case format == codexDir && l.Type == "token_count" && (l.PromptTokens > 0 || l.CompletionTokens > 0):
 		return "llm_response"
 	case format == claudeDir && l.Type == "user" && slices.ContainsFunc(blocks(fields), isBlock("tool_result")):
 		return "tool_result"
@@ -176,12 +234,24 @@ func endReasonOf(format string, l sample.Line, fields map[string]any, om *omEnds
 }
 
 // toolOf is the tool_name and invocation_id of a tool call or result.
-// issued holds the names of the Claude Code tool_use ids issued before the
-// line in its file: an assistant line names its first tool_use (and
+// issued holds the names of the tool ids issued before the line in its
+// file: a Claude Code assistant line names its first tool_use (and
 // issues every one), a user line the first tool_result's tool_use_id and
-// the name of the tool_use it answers.
+// the name of the tool_use it answers; a Codex call its name and call_id
+// (and issues it), an output its call_id and its call's name
+// (docs/formats/codex.md, Model and ids); a Go pkg/session assistant
+// message its first call's name and id (the first tool_calls entry with
+// an id: an entry without one is no call) and issues every call, a tool
+// message its tool_call_id and the name of the open call it answers,
+// else its own name (docs/formats/go-session.md, Model and ids).
 func toolOf(format string, l sample.Line, fields map[string]any, issued map[string]string) (name, invocation string) {
 	switch {
+	case l.Corrupt && (format == codexDir || format == goSessionDir):
+		return "", ""
+	case format == codexDir:
+		return codexTool(l, fields, issued)
+	case format == goSessionDir:
+		return goSessionTool(l, fields, issued)
 	case format == codeliaDir && l.Type == "agent.event":
 		return jsonText(nested(fields, "event", "tool")), jsonText(nested(fields, "event", "tool_call_id"))
 	case format == codeliaDir:
@@ -215,10 +285,82 @@ func toolOf(format string, l sample.Line, fields map[string]any, issued map[stri
 			}
 		}
 		return "", ""
-	case format == claudeDir:
-		return "", ""
+	case format == cortexDir:
+		return jsonText(fields["tool_name"]), jsonText(fields["invocation_id"])
 	}
-	return jsonText(fields["tool_name"]), jsonText(fields["invocation_id"])
+	return "", ""
+}
+
+// codexCalls are the Codex calls and the tool each names when it states
+// none (docs/formats/codex.md, Model and ids).
+var codexCalls = map[string]string{"function_call": "", "custom_tool_call": "", "local_shell_call": "local_shell",
+	"web_search_call": "web_search", "tool_search_call": "tool_search", "image_generation_call": ""}
+
+// codexTool is a Codex line's tool and call id: a call's, an output's.
+func codexTool(l sample.Line, fields map[string]any, issued map[string]string) (name, invocation string) {
+	p, _ := fields["payload"].(map[string]any)
+	id, _ := p["call_id"].(string)
+	if dflt, call := codexCalls[l.Type]; call {
+		name, _ = p["name"].(string)
+		name = cmp.Or(name, dflt)
+		if id != "" {
+			issued[id] = name
+		}
+		return name, id
+	}
+	if codexRoles[l.Type] == "tool_result" {
+		return issued[id], id
+	}
+	return "", ""
+}
+
+// goSessionTool is a Go pkg/session message's tool and call id.
+func goSessionTool(l sample.Line, fields map[string]any, issued map[string]string) (name, invocation string) {
+	m := goSessionMessage(fields)
+	switch l.Type {
+	case "assistant":
+		calls, _ := m["tool_calls"].([]any)
+		for _, c := range calls {
+			call, _ := c.(map[string]any)
+			id, _ := call["id"].(string)
+			if id == "" {
+				continue
+			}
+			n, _ := nested(call, "function", "name").(string)
+			if n == "" {
+				n, _ = call["name"].(string)
+			}
+			if invocation == "" {
+				name, invocation = n, id
+			}
+			issued[id] = n
+		}
+		return name, invocation
+	case "tool":
+		id, _ := m["tool_call_id"].(string)
+		if id == "" {
+			return "", "" // it answers no call
+		}
+		n, open := issued[id]
+		if !open {
+			n, _ = m["name"].(string)
+		}
+		delete(issued, id)
+		return n, id
+	}
+	return "", ""
+}
+
+// goSessionMessage is the object holding a Go pkg/session message's own
+// fields: its "message" when the line is nested (no top-level role, a
+// message object), else the line (docs/formats/go-session.md, section 3).
+func goSessionMessage(fields map[string]any) map[string]any {
+	if _, flat := fields["role"]; !flat {
+		if m, ok := fields["message"].(map[string]any); ok {
+			return m
+		}
+	}
+	return fields
 }
 
 // agentOf is the agent_id a line ships: a Claude Code conversation line's

@@ -201,10 +201,17 @@ func decodeObject(text string) map[string]any {
 // (docs/formats/claude-code.md, Model and ids); an OrbitMesh line has
 // one only when it is not corrupt and its shape's time (part B's ts, the
 // runtime's timestamp) is readable (docs/formats/orbitmesh.md, A2 and
-// Line schema).
+// Line schema); a Codex line has its envelope's timestamp and a Go
+// pkg/session message its own (docs/formats/codex.md, One outcome per
+// line; docs/formats/go-session.md, Model and ids, where a
+// transcript.jsonl line has none), a corrupt line none: neither page
+// gives one a time, as claude-code.md says outright of its own.
 func timestampFallback(format string, l sample.Line, fields map[string]any) bool {
+	if format == goSessionDir && l.Type == "transcript" {
+		return true
+	}
 	switch format {
-	case claudeDir:
+	case claudeDir, codexDir, goSessionDir:
 		return l.Corrupt || !readableTimestamp(format, fields)
 	case orbitmeshDir:
 		if !l.Corrupt && runtimeShaped(fields) {
@@ -215,17 +222,20 @@ func timestampFallback(format string, l sample.Line, fields map[string]any) bool
 	return l.Corrupt && !readableTimestamp(format, fields)
 }
 
-// readableTimestamp: the object has its format's time (Cortex Plane's and
-// Claude Code's timestamp, a Claude Code file-history-snapshot's
-// snapshot.timestamp, the others' ts) as a string in RFC 3339.
+// readableTimestamp: the object has its format's time (Cortex Plane's,
+// Claude Code's, Codex's and Go pkg/session's timestamp, a Claude Code
+// file-history-snapshot's snapshot.timestamp, Codelia's and OrbitMesh's
+// ts) as a string in RFC 3339.
 func readableTimestamp(format string, m map[string]any) bool {
 	switch format {
-	case cortexDir:
+	case cortexDir, codexDir, goSessionDir:
 		return rfc3339(m["timestamp"])
 	case claudeDir:
 		return m["type"] == "file-history-snapshot" && rfc3339(nested(m, "snapshot", "timestamp")) || rfc3339(m["timestamp"])
+	case codeliaDir, orbitmeshDir:
+		return rfc3339(m["ts"])
 	}
-	return rfc3339(m["ts"])
+	return false
 }
 
 // rfc3339: v is a string holding an RFC 3339 time.
