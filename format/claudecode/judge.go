@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"math"
+	"time"
 
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
@@ -83,6 +84,11 @@ func (j *judge) Judge(line []byte, st format.State, a *integrity.Arena, ev *form
 	if !ev.HasTime {
 		// A timestamp the type does not require: read, not judged.
 		ev.Time, ev.HasTime = c.Time(pTimestamp)
+	}
+	if ev.HasTime && ev.Time.IsZero() {
+		// 0001-01-01T00:00:00Z is no time anyone wrote (Go's zero time,
+		// an unset field): the line has none, the pipeline falls back.
+		ev.Time, ev.HasTime = time.Time{}, false
 	}
 	j.ids(s, &f, a, ev)
 	j.read(s, &f, a, ev)
