@@ -62,3 +62,28 @@ func TestEveryFuzzTargetRuns(t *testing.T) {
 		assert.True(t, slices.Contains(names, f), "%s is not found by make fuzz-targets", f)
 	}
 }
+
+// TestFuzzFailsWhenAPackageDoesNotBuild: a package that does not build
+// lists no fuzz target (go test -list reports it FAIL, exit status 1);
+// make fuzz-targets must fail then, and make fuzz with it, rather than
+// leave the package's targets out and pass on the others.
+func TestFuzzFailsWhenAPackageDoesNotBuild(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	// A go that lists a broken package a beside a package b with one fuzz
+	// target, and whose fuzzing passes.
+	fake := filepath.Join(t.TempDir(), "go")
+	require.NoError(t, os.WriteFile(fake, []byte(`#!/bin/sh
+case "$1 $2" in
+"list -m") echo github.com/journalship/journalship ;;
+"test -list") printf 'FAIL\tgithub.com/journalship/journalship/a [build failed]\nFuzzB\nok  \tgithub.com/journalship/journalship/b\t0.1s\nFAIL\n'; exit 1 ;;
+esac
+exit 0
+`), 0o755))
+	for _, target := range []string{"fuzz-targets", "fuzz"} {
+		cmd := exec.Command("make", "--no-print-directory", "-s", target, "GO="+fake)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		assert.Error(t, err, "make %s passed with a package that does not build:\n%s", target, out)
+	}
+}
