@@ -20,10 +20,10 @@ func healthExpectations() map[string]expectFunc {
 		return [2]expectFunc{inc, rate}
 	}
 	outcomes := counter("outcome", func(w *world) map[string]float64 { return w.allLines(func(f *fact) string { return f.outcome }, one) })
-	shipped := counter("", func(w *world) map[string]float64 { return w.count(all, none) })
+	shipped := counter("", func(w *world) map[string]float64 { return w.count(isLine, none) })
 	bytes := counter("stage", func(w *world) map[string]float64 {
 		v := w.allLines(func(*fact) string { return "received" }, lineBytes)
-		v["shipped"] = w.sum(all, none, lineBytes)[""]
+		v["shipped"] = w.sum(isLine, none, lineBytes)[""]
 		return v
 	})
 	dead := counter("reason", func(w *world) map[string]float64 {
@@ -107,18 +107,20 @@ func b2f(b bool) float64 {
 func (w *world) allLines(keyOf func(*fact) string, val func(*fact) float64) map[string]float64 {
 	out := map[string]float64{}
 	for i := range w.facts {
-		out[keyOf(&w.facts[i])] += val(&w.facts[i])
+		if f := &w.facts[i]; isLine(f) {
+			out[keyOf(f)] += val(f)
+		}
 	}
 	return out
 }
 
 // kindCounts counts the annotations of the shipped lines by kind, as
 // journalship_annotations_total does: the shared kinds and each format's
-// own.
+// own (not those of the entries a finalizer builds).
 func (w *world) kindCounts() map[string]float64 {
 	v := map[string]float64{}
 	for i := range w.facts {
-		if f := &w.facts[i]; f.shipped {
+		if f := &w.facts[i]; f.shipped && isLine(f) {
 			for _, kd := range f.kinds {
 				v[kd]++
 			}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
@@ -22,17 +23,41 @@ type entryWant struct {
 	check func(e lokiquery.Entry) error
 }
 
-// placeOf identifies an entry of an answer.
+// placeOf identifies an entry of an answer: a journal line by its file
+// and byte offset, the finalizer's truncated_tail and file_summary by
+// their kind and file, an entry a format builds from side files (no
+// byte offset) by its type, file and time.
 func placeOf(e lokiquery.Entry) string {
-	switch et := e.Stream["event_type"]; et {
-	case "truncated_tail", "file_summary":
+	switch et := e.Stream["event_type"]; {
+	case et == "truncated_tail" || et == "file_summary":
 		return et + "@" + e.Metadata["file"]
+	case e.Metadata["byte_offset"] == "":
+		return sidePlace(et, e.Metadata["file"], e.Time)
 	}
 	return e.Metadata["file"] + "@" + e.Metadata["byte_offset"]
 }
 
 func (w *world) linePlace(f *fact) string {
+	if f.side != nil {
+		return sidePlace(f.eventType, w.path(f.file), f.side.at)
+	}
 	return w.path(f.file) + "@" + strconv.FormatInt(f.line.Offset, 10)
+}
+
+func sidePlace(eventType, file string, at time.Time) string {
+	return eventType + "@" + file + "@" + strconv.FormatInt(at.UnixNano(), 10)
+}
+
+// textIs checks the journal text an entry's line ends with: the line's
+// own, or a side entry's JSON holding what the world knows of it.
+func textIs(f *fact, text string) error {
+	if f.side != nil {
+		return sideTextHolds(text, f.side.want)
+	}
+	if text != f.line.Text {
+		return fmt.Errorf("text\n      %.300q\n    want\n      %.300q", text, f.line.Text)
+	}
+	return nil
 }
 
 func (w *world) synthPlace(kind string, f *sample.File) string { return kind + "@" + w.path(f) }

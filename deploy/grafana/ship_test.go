@@ -122,12 +122,19 @@ func (sh *shipping) newFinalizers(t *testing.T) {
 
 // presetShipping creates at 0 the token series of the corpus's models
 // (prompt and completion; cache_read and cache_write for the models that
-// report them), so increase() over the test counts their first flush. Only the corpus knows
+// report them), and the cost series of the models a format's side entry
+// costs under (a Go pkg/session summary's, its model as written), so
+// increase() over the test counts their first flush. Only the corpus knows
 // them: model ids are open-ended, so the product cannot create these series
 // before a model's first response (docs/operations.md, Metrics, says so). Everything else
 // (outcomes, kinds, reasons, causes, the price table's entries per tenant,
 // the finalizer's levels) the product creates at 0 itself.
 func (w *world) presetShipping(s *metrics.Set) {
+	for i := range w.facts {
+		if f := &w.facts[i]; f.side != nil && f.costModel != "" {
+			s.CostUSD.WithLabelValues(f.costModel, f.tenant)
+		}
+	}
 	for _, tenant := range []string{tenantAcme, tenantDefault} {
 		for m := range w.corpus.TokensByModel() {
 			s.Tokens.WithLabelValues(m, "prompt", tenant)

@@ -3,6 +3,7 @@ package grafana
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +37,10 @@ type fact struct {
 	toolName   string         // the tool_name metadata
 	invocation string         // the invocation_id metadata
 	agent      string         // the agent_id metadata
+	// side is the entry a format's finalizer builds from the journal's
+	// side files (its text is no line of the file: line holds its type
+	// and model only); nil for a journal line.
+	side *sideEntry
 }
 
 func (f *fact) has(kind string) bool {
@@ -91,9 +96,28 @@ func buildFacts(c *sample.Corpus, prices *priceTable, tenantOf, nodeOf func(*sam
 			fc.kinds = kinds
 			out = append(out, fc)
 		}
+		for _, se := range sideEntries(c, f) {
+			out = append(out, sideFact(f, se, tenantOf(f), nodeOf(f)))
+		}
 	}
 	return out
 }
+
+// sideFact is what the test knows of an entry f's format builds from f's
+// side files: it ships in the file's streams, with the file's job and
+// session as the finalizer's own entries do.
+func sideFact(f *sample.File, se sideEntry, tenant, node string) fact {
+	fc := fact{file: f, line: sample.Line{Seq: -1, Type: se.eventType, Model: se.model}, format: f.Format, unit: synthUnit(f),
+		tenant: tenant, node: node, shipped: true, eventType: se.eventType, role: se.role, endReason: se.endReason,
+		kinds: slices.Sorted(slices.Values(se.kinds)), fields: se.want, agent: f.AgentID, side: &se}
+	if se.hasCost {
+		fc.costModel, fc.cost = se.model, se.cost
+	}
+	return fc
+}
+
+// isLine: the fact is a journal line (not a format's side entry).
+func isLine(f *fact) bool { return f.side == nil }
 
 // readGaps reads the seq_gap (the shared seq rule) and request_seq_gap
 // (Codelia's invocations) details of the line's truth.
