@@ -168,3 +168,18 @@ func TestKind(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, c2.Files, MinFaultSessions)
 }
+
+// TestSimulatedSaysWhatSimulateWrites: journalship simulate writes clean
+// corpora (no fault scenario), so its help, Kind.Simulated, promises
+// forks only if a clean corpus holds one.
+func TestSimulatedSaysWhatSimulateWrites(t *testing.T) {
+	forks := false
+	for seed := range int64(20) {
+		c, err := Kind.Generate(seed, 8, time.Date(2026, 3, 1, 9, 30, 5, 0, time.UTC), false)
+		require.NoError(t, err)
+		for _, f := range c.Files {
+			forks = forks || strings.Contains(f.Lines[0].Text, `"forked_from_id"`)
+		}
+	}
+	assert.Equal(t, forks, strings.Contains(Kind.Simulated, "fork"), "Simulated: %s", Kind.Simulated)
+}

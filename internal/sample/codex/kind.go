@@ -13,8 +13,7 @@ var Kind = sample.Kind{
 	Format: FormatName, Title: "Codex CLI",
 	Simulated: `Codex CLI rollouts under a Codex home:
 ROOT/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl (--jobs
-sessions a round, each one file; forks copy their parent's
-history into a file of their own; no end record: a session is
+sessions a round, each one file; no end record: a session is
 over once idle and quiet)`,
 	Unit: "session", Units: "sessions", File: "rollout", DemoRoot: "codex", MinFaults: MinFaultSessions,
 	Generate: func(seed int64, n int, start time.Time, faults bool) (*sample.Corpus, error) {
