@@ -2,8 +2,10 @@ package grafana
 
 import (
 	"cmp"
+	"fmt"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -12,63 +14,76 @@ import (
 	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/codex"
 	"github.com/journalship/journalship/internal/sample/gosession"
+	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 )
 
-// The formats of the world, as the format label names them, each corpus
-// under the node's directory of the same name (as e2e's mixedCorpus).
+// The formats the tests name, as the format label names them: what a
+// format's lines ship is written out per format (roles_test.go,
+// truth_test.go), and Cortex Plane's jobs are the retention sweep's and
+// the audit trail's. The world holds every format of kinds.All(), each
+// corpus under the node's directory named by its format label, where
+// the format is told by its path.
 const (
 	cortexDir    = sample.FormatName     // Cortex Plane: <root>/cortex/<job_id>/session_<ts>_<pod>.jsonl
-	codeliaDir   = "codelia"             // Codelia: <root>/codelia/sessions/YYYY/MM/DD/<run_id>.jsonl
-	orbitmeshDir = "orbitmesh"           // OrbitMesh: <root>/orbitmesh/sessions/<session_id>.messages.jsonl
+	codeliaDir   = codelia.FormatName    // Codelia: <root>/codelia/sessions/YYYY/MM/DD/<run_id>.jsonl
+	orbitmeshDir = orbitmesh.FormatName  // OrbitMesh: <root>/orbitmesh/sessions/<session_id>.messages.jsonl
 	claudeDir    = claudecode.FormatName // Claude Code: <root>/claude-code/<project>/<session>.jsonl, <session>/subagents/agent-<agent>.jsonl
 	codexDir     = codex.FormatName      // Codex CLI: <root>/codex/sessions/YYYY/MM/DD/rollout-<time>-<session>.jsonl
 	goSessionDir = gosession.FormatName  // Go pkg/session: <root>/go-session/<session_id>/messages.jsonl
 )
 
-// formats are the format label values the world holds, sorted.
-var formats = []string{claudeDir, codeliaDir, cortexDir, orbitmeshDir}
+// formats are the format label values the world holds: every Kind's,
+// sorted.
+var formats = func() []string {
+	var out []string
+	for _, k := range kinds.All() {
+		out = append(out, k.Format)
+	}
+	slices.Sort(out)
+	return out
+}()
 
-// generateCorpora generates the four corpora from start and joins them
-// into one whose paths are relative to the node's root: Cortex Plane
-// first (job by job), then Codelia, then OrbitMesh, then Claude Code
-// (session by session, each main transcript before its subagents').
+// worldUnits is how many units (jobs, runs, sessions) a format's corpus
+// has in the world, and its seed: Cortex Plane's twelve jobs (the audit
+// trail's six, the retention sweep's quarters), every other format's
+// fault units and one clean unit.
+func worldUnits(k sample.Kind) (seed int64, n int) {
+	if k.Format == cortexDir {
+		return corpusSeed, corpusJobs
+	}
+	return runsSeed, k.MinFaults + 1
+}
+
+// generateCorpora generates every Kind's corpus from start and joins them
+// into one whose paths are relative to the node's root, in the order of
+// kinds.All() (each corpus in its own order: Cortex Plane job by job,
+// Claude Code session by session, each main transcript before its
+// subagents').
 func generateCorpora(start time.Time) (*sample.Corpus, error) {
-	ccfg := sample.DefaultConfig()
-	ccfg.Seed, ccfg.Jobs, ccfg.Start = corpusSeed, corpusJobs, start
-	dcfg := codelia.DefaultConfig()
-	dcfg.Seed, dcfg.Start = runsSeed, start
-	ocfg := orbitmesh.DefaultConfig()
-	ocfg.Seed, ocfg.Start = runsSeed, start
-	kcfg := claudecode.DefaultConfig()
-	kcfg.Seed, kcfg.Sessions, kcfg.Start = runsSeed, claudeSessions, start
 	out := &sample.Corpus{}
-	for _, part := range []struct {
-		dir string
-		gen func() (*sample.Corpus, error)
-	}{
-		{cortexDir, func() (*sample.Corpus, error) { return sample.Generate(ccfg) }},
-		{codeliaDir, func() (*sample.Corpus, error) { return codelia.Generate(dcfg) }},
-		{orbitmeshDir, func() (*sample.Corpus, error) { return orbitmesh.Generate(ocfg) }},
-		{claudeDir, func() (*sample.Corpus, error) { return claudecode.Generate(kcfg) }},
-	} {
-		c, err := part.gen()
+	for _, k := range kinds.All() {
+		seed, n := worldUnits(k)
+		c, err := k.Generate(seed, n, start, true)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", k.Format, err)
 		}
+		dir := k.Format
 		for _, f := range c.Files {
 			if f.LastTime().IsZero() {
-				// A captured stream-json run has no times of its own: its
-				// lines land when shipped, hours after the journals beside
-				// them in their stream, which Loki then refuses. The
-				// dashboards' timelines are the journals' own.
+				// A file whose lines have no times of their own (a
+				// captured stream-json run, a Go pkg/session
+				// transcript.jsonl) lands when shipped, hours after the
+				// journals beside it in their streams, or is never idle
+				// for the finalizer. The dashboards' timelines are the
+				// journals' own.
 				continue
 			}
-			f.Rel = part.dir + "/" + f.Rel
+			f.Rel = dir + "/" + f.Rel
 			out.Files = append(out.Files, f)
 		}
 		for _, s := range c.Side {
-			s.Rel = part.dir + "/" + s.Rel
+			s.Rel = dir + "/" + s.Rel
 			out.Side = append(out.Side, s)
 		}
 	}
@@ -168,6 +183,35 @@ func (w *world) assign() {
 			w.tenants[f.Rel], w.nodes[f.Rel] = tenantDefault, "node-b"
 		}
 	}
+}
+
+// billOwners tells, for each response the corpus bills in several
+// journals (sample.Line.Bill), the journal that counts it: the first to
+// ship it. The node ships tenant acme's journals, then the default
+// tenant's, each tenant's in the order of their paths (backfill sorts
+// them), and its two instances share one ledger, where the first journal
+// to ship a response claims it.
+func (w *world) billOwners() map[string]string {
+	order := w.files(func(f *sample.File) bool {
+		return slices.ContainsFunc(f.Lines, func(l sample.Line) bool { return l.Bill != "" })
+	})
+	rank := map[string]int{tenantAcme: 0, tenantDefault: 1}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if ra, rb := rank[w.tenantOf(a)], rank[w.tenantOf(b)]; ra != rb {
+			return ra < rb
+		}
+		return w.path(a) < w.path(b)
+	})
+	out := map[string]string{}
+	for _, f := range order {
+		for _, l := range f.Lines {
+			if _, claimed := out[l.Bill]; l.Bill != "" && !claimed {
+				out[l.Bill] = f.Rel
+			}
+		}
+	}
+	return out
 }
 
 // units are the jobs of a format's files (Cortex Plane jobs, Codelia

@@ -115,14 +115,18 @@ func (w *world) scenarios(uid string, scrape time.Duration) []scenario {
 // formatSelections are the Format selections every dashboard is viewed
 // with besides All: each format alone, and two at once.
 func formatSelections() [][]string {
-	return [][]string{{cortexDir}, {codeliaDir}, {orbitmeshDir}, {claudeDir}, {codeliaDir, orbitmeshDir}}
+	var out [][]string
+	for _, f := range formats {
+		out = append(out, []string{f})
+	}
+	return append(out, []string{codeliaDir, orbitmeshDir})
 }
 
 // auditScenarios: the audit trail opened on Cortex Plane jobs (the four
 // with faults and two clean ones, one crashed session alone), on every
-// Codelia, OrbitMesh and Claude Code job (sessions, a run without a
-// session), and with one format selected: its own jobs only, another
-// format's job empty.
+// job of the other formats (sessions, a Codelia run without a session),
+// and with one format selected: its own jobs only, another format's job
+// empty.
 func (w *world) auditScenarios(with func(string, map[string][]string) scenario) []scenario {
 	job := func(j, session string, node, format []string) map[string][]string {
 		return map[string][]string{"job": {j}, "session": {session}, "node": node, "format": format}
@@ -133,7 +137,10 @@ func (w *world) auditScenarios(with func(string, map[string][]string) scenario) 
 	}
 	crashed := w.crashedFile()
 	out = append(out, with("crashed-session", job(crashed.JobID, crashed.SessionID, []string{"node-a"}, nil)))
-	for _, f := range []string{codeliaDir, orbitmeshDir, claudeDir} {
+	for _, f := range formats {
+		if f == cortexDir {
+			continue
+		}
 		for i, u := range w.units(f) {
 			out = append(out, with(fmt.Sprintf("%s%02d", f, i), job(u, ".*", nil, nil)))
 		}

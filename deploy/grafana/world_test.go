@@ -16,8 +16,9 @@ import (
 )
 
 // The world the dashboards are checked against: generated corpora of
-// every journal format (Cortex Plane, Codelia, OrbitMesh, Claude Code)
-// with every fault, written to disk each under its own root, shipped by two output
+// every journal format (every Kind of kinds.All(): Cortex Plane, Codelia,
+// OrbitMesh, Claude Code, Codex CLI, Go pkg/session, …) with every fault,
+// written to disk each under its own root, shipped by two output
 // instances (tenant acme on node-a, the default tenant on node-b, the
 // test's price table) through a proxy that fails the first two pushes (a
 // 503, then a 429), finalized, swept by the retention agent, in a real
@@ -25,8 +26,7 @@ import (
 const (
 	corpusSeed     = 7    // the Cortex Plane corpus
 	corpusJobs     = 12   // its jobs
-	runsSeed       = 5    // the Codelia, OrbitMesh and Claude Code corpora: no line of theirs over Max_Line_Bytes
-	claudeSessions = 9    // the Claude Code corpus's sessions: its eight fault sessions and a clean one
+	runsSeed       = 5    // every other format's corpus: no line of theirs over Max_Line_Bytes
 	maxLineBytes   = 4096 // Max_Line_Bytes: the corpus's longest results are dead-lettered
 	tenantAcme     = "acme"
 	tenantDefault  = "default" // the tenant label when Tenant_ID is empty
@@ -79,9 +79,13 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-// generate writes the four corpora under their roots and assigns every
-// file its tenant and node.
+// generate writes every format's corpus under its root and assigns every
+// file its tenant and node; a response two journals hold counts in the
+// one that ships it first.
 func (w *world) generate(t *testing.T) {
+	if missing := rolesMissing(); len(missing) > 0 {
+		t.Fatalf("the world holds every format of kinds.All(), and these have no roles table: %s", strings.Join(missing, "; "))
+	}
 	// Two hours ago: inside Loki's window, and no corpus (< 1 h here) makes
 	// Loki refuse a line as too far behind its stream.
 	start := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)
@@ -97,7 +101,8 @@ func (w *world) generate(t *testing.T) {
 		t.Fatalf("corpus spans %s: Loki would refuse its oldest lines as too far behind; pick other seeds", span)
 	}
 	w.assign()
-	w.facts = buildFacts(c, w.prices, w.tenantOf, w.nodeOf, maxLineBytes)
+	w.corpus = c.Settled(w.billOwners())
+	w.facts = buildFacts(w.corpus, w.prices, w.tenantOf, w.nodeOf, maxLineBytes)
 }
 
 // tenantOf is the tenant label of the instance that ships f.
