@@ -129,15 +129,16 @@ func (*Format) Layouts() []string {
 var sniffPaths = integrity.MustPaths("type", "payload", "payload.id", "id", "timestamp")
 
 // Sniff implements format.Format: a session_meta line with a payload
-// whose id is a string, or a legacy header: no type, a string id and a
-// string timestamp (docs/formats/codex.md, Detection).
+// whose id is a string, or a legacy header: no type, a uuid id (the
+// thread's; any log's first line may have some other id) and a string
+// timestamp (docs/formats/codex.md, Detection).
 func (*Format) Sniff(first []byte) bool {
 	var c integrity.Capture
 	if c.Scan(first, sniffPaths) != "" {
 		return false
 	}
 	if !c.Has(0) {
-		return c.Get(3).Kind == integrity.JSONString && c.Get(4).Kind == integrity.JSONString
+		return c.IsUUID(3) && c.Get(4).Kind == integrity.JSONString
 	}
 	t, ok := c.Str(0)
 	return ok && string(t) == "session_meta" && c.Get(1).Kind == integrity.JSONObject &&

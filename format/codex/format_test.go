@@ -73,7 +73,9 @@ func TestSniff(t *testing.T) {
 	assert.True(t, f.Sniff([]byte(meta(sessionID))))
 	assert.True(t, f.Sniff([]byte(`{"id":"cf4def41-21e0-4b91-adb4-5397c1492084","timestamp":"2025-09-10T18:58:38.331Z","instructions":null}`)))
 	for _, l := range []string{turnContext("gpt-5"), `{"type":"session_meta","payload":{"id":3}}`, `{"type":"session_meta"}`,
-		`{"id":"x"}`, `{"session_id":"s","ts":1,"text":"hi"}`, `not json`, `{"type":"user","sessionId":"x"}`} {
+		`{"id":"x"}`, `{"session_id":"s","ts":1,"text":"hi"}`, `not json`, `{"type":"user","sessionId":"x"}`,
+		// Any log's first line: a legacy header's id is a thread's uuid.
+		`{"id":"evt-1","timestamp":"2026-11-21T10:00:00Z","level":"info","msg":"start"}`} {
 		assert.False(t, f.Sniff([]byte(l)), l)
 	}
 }
