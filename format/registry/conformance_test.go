@@ -135,8 +135,10 @@ func snapshot(st format.State) string {
 }
 
 // judged is the rendering of each line's event, judged in order into a
-// new state of the file, with the state's snapshot after it.
-func (c *conformanceCorpus) judged(f sample.File, ls [][]byte) []string {
+// new state of the file, with the state's snapshot after it; with
+// judgeEach, each line by a judge of its own (as the pipeline's pooled
+// judges take a file's lines across flushes), otherwise by one.
+func (c *conformanceCorpus) judged(f sample.File, ls [][]byte, judgeEach bool) []string {
 	path := c.path(f)
 	d := c.reg.Detect(path, lines(f)[0])
 	st := c.state(d.Path, path)
@@ -145,6 +147,9 @@ func (c *conformanceCorpus) judged(f sample.File, ls [][]byte) []string {
 	var ev format.Event
 	out := make([]string, len(ls))
 	for i, l := range ls {
+		if judgeEach {
+			j = c.format.NewJudge()
+		}
 		a.Reset(1 << 16)
 		j.Judge(l, st, a, &ev)
 		out[i] = formattest.Render(&ev, formattest.Style{AlwaysTypeName: true, CacheWrite1h: true, EndReason: true}) + " | " + snapshot(st)
@@ -161,33 +166,33 @@ func TestConformanceRestartJudgesAlike(t *testing.T) {
 	eachFormat(t, func(t *testing.T, c *conformanceCorpus) {
 		for _, f := range c.corpus.Files {
 			ls := lines(f)
-			assert.Equal(t, c.judged(f, ls), c.judged(f, ls), f.Rel)
+			assert.Equal(t, c.judged(f, ls, false), c.judged(f, ls, false), f.Rel)
 		}
 	})
 }
 
-// TestConformanceStateRebuilt: a state rebuilt from a file's lines up to
-// any line says what the state kept incrementally said there; for a
-// format whose state needs only the first line and the chunk's lines
-// (ScopeFirstLine), one fed the first line and then the file's last
-// lines ends where one fed every line does.
+// TestConformanceStateRebuilt: a file's state is all a format remembers
+// of it. A state kept incrementally across flushes, its lines judged by
+// whichever judge the pipeline's pool hands out (here a new one for each
+// line), says after every line what a state rebuilt from the file's start
+// by one judge says (a retry, a restart), and the lines' events are the
+// same: a judge keeps nothing of a file. For a format whose state needs
+// only the first line and the chunk's lines (ScopeFirstLine), one fed the
+// first line and then the file's last lines ends where one fed every line
+// does.
 func TestConformanceStateRebuilt(t *testing.T) {
 	eachFormat(t, func(t *testing.T, c *conformanceCorpus) {
 		for _, f := range c.corpus.Files {
 			ls := lines(f)
-			whole := c.judged(f, ls)
-			switch c.format.Scope() {
-			case format.ScopeAllLines:
-				for k := 1; k < len(ls); k += max(1, len(ls)/5) {
-					part := c.judged(f, ls[:k])
-					assert.Equal(t, stateOf(whole[k-1]), stateOf(part[k-1]), "%s: rebuilt from %d lines", f.Rel, k)
-				}
-			case format.ScopeFirstLine:
-				for k := 2; k < len(ls); k += max(1, len(ls)/5) {
-					part := c.judged(f, slices.Concat(ls[:1], ls[k:]))
-					assert.Equal(t, stateOf(whole[len(whole)-1]), stateOf(part[len(part)-1]),
-						"%s: the first line, then from line %d", f.Rel, k)
-				}
+			rebuilt := c.judged(f, ls, false)
+			assert.Equal(t, rebuilt, c.judged(f, ls, true), "%s: judged line by line by new judges", f.Rel)
+			if c.format.Scope() != format.ScopeFirstLine {
+				continue
+			}
+			for k := 2; k < len(ls); k += max(1, len(ls)/5) {
+				part := c.judged(f, slices.Concat(ls[:1], ls[k:]), true)
+				assert.Equal(t, stateOf(rebuilt[len(rebuilt)-1]), stateOf(part[len(part)-1]),
+					"%s: the first line, then from line %d", f.Rel, k)
 			}
 		}
 	})
