@@ -39,13 +39,13 @@ type fileBase struct {
 }
 
 // base returns the file's base of mark, read from the ledger on first use.
-func (p *Pipeline) base(ctx context.Context, f *fileState, path, mark string) *fileBase {
+func (p *Pipeline) base(ctx context.Context, f *fileState, path []byte, mark string) *fileBase {
 	b := &f.restamp
 	if mark == placeMark {
 		b = &f.place
 	}
 	if !b.read {
-		b.t, b.read = p.readBase(ctx, path, mark)
+		b.t, b.read = p.readBase(ctx, string(path), mark) // once per file: the path is copied only then
 	}
 	return b
 }
@@ -68,7 +68,7 @@ func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Ti
 	if t, ok := p.fromBase(w, f, i); ok {
 		return t
 	}
-	b := p.base(w.ctx, f, string(r.Path), restampMark)
+	b := p.base(w.ctx, f, r.Path, restampMark)
 	b.t = need.Add(-time.Duration(r.Offset))
 	w.restamps = append(w.restamps, restampDecision{path: string(r.Path), mark: restampMark, base: b.t, f: f})
 	return need
@@ -82,7 +82,7 @@ func (p *Pipeline) restamp(w *work, f *fileState, i int, need time.Time) time.Ti
 func (p *Pipeline) placed(w *work, f *fileState, i int, first func() time.Time) time.Time {
 	r := &w.recs[i]
 	off := time.Duration(r.Offset)
-	b := p.base(w.ctx, f, string(r.Path), placeMark)
+	b := p.base(w.ctx, f, r.Path, placeMark)
 	if !b.t.IsZero() {
 		return b.t.Add(off)
 	}
@@ -99,7 +99,7 @@ func (p *Pipeline) fromBase(w *work, f *fileState, i int) (time.Time, bool) {
 	if !r.HasOffset || len(r.Path) == 0 {
 		return time.Time{}, false
 	}
-	if b := p.base(w.ctx, f, string(r.Path), restampMark).t; !b.IsZero() {
+	if b := p.base(w.ctx, f, r.Path, restampMark).t; !b.IsZero() {
 		if t := b.Add(time.Duration(r.Offset)); p.stampable(w, it.labels, t) {
 			return t, true
 		}
