@@ -87,6 +87,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/ccusagetest"
 	"github.com/journalship/journalship/pricing"
 )
 
@@ -95,7 +96,7 @@ import (
 const ccusageSessions = 40
 
 func TestCCUsageAgrees(t *testing.T) {
-	bin := ccusageBinary(t)
+	bin := ccusagetest.Binary(t)
 	cfg := FixtureConfig()
 	cfg.Sessions = ccusageSessions
 	c, err := Generate(cfg)
@@ -165,40 +166,6 @@ func compareWithCCUsage(t *testing.T, bin string, c *sample.Corpus) map[string]i
 	}
 	compareReports(t, want, got)
 	return applied
-}
-
-// ccusageBinary is the pinned ccusage under the repository root; the
-// test skips without it, except under CI.
-func ccusageBinary(t *testing.T) string {
-	t.Helper()
-	root, err := repoRoot()
-	require.NoError(t, err)
-	bin := filepath.Join(root, "tools", "ccusage", "node_modules", ".bin", "ccusage")
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("ccusage is not installed (%v); run: make ccusage", err)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
-
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", fmt.Errorf("no go.mod above %s", dir)
-		}
-		dir = up
-	}
 }
 
 // corpusPrices are the built-in table's prices of every model a
