@@ -9,8 +9,8 @@ import (
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/internal/sample"
-	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/internal/sample/gosession"
+	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
