@@ -1,7 +1,8 @@
-// Package ccusagetest finds the pinned community cost tool ccusage for the
-// generators' comparisons with it (internal/sample/claudecode and
-// internal/sample/codex): tools/ccusage, installed by make ccusage (and
-// make test). Only _test.go files import it.
+// Package ccusagetest is what the generators' comparisons with the
+// community cost tool ccusage share (internal/sample/claudecode and
+// internal/sample/codex): the pinned binary (tools/ccusage, installed by
+// make ccusage and make test), and a report of tokens and cost per session
+// and model compared with ccusage's. Only _test.go files import it.
 package ccusagetest
 
 import (

@@ -99,13 +99,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -165,12 +163,12 @@ func compareWithCCUsage(t *testing.T, bin string, cfg Config) map[string]int {
 				}
 				applied[rule.name]++
 				for _, d := range ds {
-					want.add(d)
+					want.Add(d)
 				}
 			}
 		}
 	}
-	compareReports(t, want, got)
+	ccusagetest.Compare(t, want, got)
 	return applied
 }
 
@@ -260,77 +258,43 @@ func runCCUsage(t *testing.T, bin, dir string) report {
 	require.NoError(t, cmd.Run(), "ccusage: %s", stderr.String())
 	var cr ccReport
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &cr), "ccusage output: %.2000s", stdout.String())
-	out := newReport()
+	out := ccusagetest.NewReport[ccTokens]()
 	for _, s := range cr.Sessions {
-		out.sessions[s.SessionID] = &sums{tok: s.ccTokens, cost: s.TotalCost}
+		out.Sessions[s.SessionID] = &sums{Tok: s.ccTokens, Cost: s.TotalCost}
 		for _, b := range s.ModelBreakdowns {
-			out.models[key{s.SessionID, b.ModelName}] = &sums{tok: b.ccTokens, cost: b.Cost}
+			out.Models[key{Session: s.SessionID, Model: b.ModelName}] = &sums{Tok: b.ccTokens, Cost: b.Cost}
 		}
 	}
-	out.totals = sums{tok: cr.Totals.ccTokens, cost: cr.Totals.TotalCost}
+	out.Totals = sums{Tok: cr.Totals.ccTokens, Cost: cr.Totals.TotalCost}
 	return out
 }
 
-// report is a per-session and per-session-and-model account of tokens
-// and cost, in ccusage's terms (inputTokens: uncached input only).
-type report struct {
-	sessions map[string]*sums
-	models   map[key]*sums
-	totals   sums
+// The report's types, over ccusage's counters of this report.
+type (
+	report = ccusagetest.Report[ccTokens]
+	sums   = ccusagetest.Sums[ccTokens]
+	key    = ccusagetest.Key
+	delta  = ccusagetest.Delta[ccTokens]
+)
+
+// Plus and Neg make ccTokens a ccusagetest.Tokens.
+func (a ccTokens) Plus(b ccTokens) ccTokens {
+	return ccTokens{a.InputTokens + b.InputTokens, a.OutputTokens + b.OutputTokens, a.CacheCreationTokens + b.CacheCreationTokens,
+		a.CacheReadTokens + b.CacheReadTokens}
 }
 
-type key struct{ session, model string }
-
-type sums struct {
-	tok  ccTokens
-	cost float64
-}
-
-func newReport() report { return report{sessions: map[string]*sums{}, models: map[key]*sums{}} }
-
-// delta is one rule's effect on ccusage's report: tokens and cost added
-// to a session and, unless model is "" (usage ccusage counts under no
-// model), to the session's model.
-type delta struct {
-	session, model string
-	tok            ccTokens
-	cost           float64
-}
-
-func (d delta) neg() delta {
-	return delta{session: d.session, model: d.model, cost: -d.cost, tok: ccTokens{-d.tok.InputTokens, -d.tok.OutputTokens,
-		-d.tok.CacheCreationTokens, -d.tok.CacheReadTokens}}
-}
-
-func (r report) add(d delta) {
-	addTo := func(s *sums) {
-		s.tok.InputTokens += d.tok.InputTokens
-		s.tok.OutputTokens += d.tok.OutputTokens
-		s.tok.CacheCreationTokens += d.tok.CacheCreationTokens
-		s.tok.CacheReadTokens += d.tok.CacheReadTokens
-		s.cost += d.cost
-	}
-	if r.sessions[d.session] == nil {
-		r.sessions[d.session] = &sums{}
-	}
-	addTo(r.sessions[d.session])
-	if d.model != "" {
-		k := key{d.session, d.model}
-		if r.models[k] == nil {
-			r.models[k] = &sums{}
-		}
-		addTo(r.models[k])
-	}
+func (a ccTokens) Neg() ccTokens {
+	return ccTokens{-a.InputTokens, -a.OutputTokens, -a.CacheCreationTokens, -a.CacheReadTokens}
 }
 
 // truthReport sums the truth's Counted lines by the file's session and
 // the line's model.
 func truthReport(c *sample.Corpus, prices map[string]pricing.Price) report {
-	r := newReport()
+	r := ccusagetest.NewReport[ccTokens]()
 	for _, f := range c.Files {
 		for _, l := range f.Lines {
 			if l.Counted {
-				r.add(truthDelta(f.SessionID, l, prices))
+				r.Add(truthDelta(f.SessionID, l, prices))
 			}
 		}
 	}
@@ -341,8 +305,8 @@ func truthReport(c *sample.Corpus, prices map[string]pricing.Price) report {
 func truthDelta(session string, l sample.Line, prices map[string]pricing.Price) delta {
 	tk := pricing.Tokens{Uncached: l.PromptTokens - l.CacheReadTokens - l.CacheWriteTokens, Output: l.CompletionTokens,
 		CacheRead: l.CacheReadTokens, CacheWrite: l.CacheWriteTokens, CacheWrite1h: l.CacheWrite1hTokens}
-	return delta{session: session, model: l.Model, cost: prices[l.Model].CostTokens(tk),
-		tok: ccTokens{tk.Uncached, tk.Output, tk.CacheWrite, tk.CacheRead}}
+	return delta{Session: session, Model: l.Model, Cost: prices[l.Model].CostTokens(tk),
+		Tok: ccTokens{tk.Uncached, tk.Output, tk.CacheWrite, tk.CacheRead}}
 }
 
 // ccRule is one documented difference between ccusage and the truth:
@@ -372,8 +336,8 @@ var ccusageRules = []ccRule{
 		}
 		d := truthDelta(f.SessionID, l, prices)
 		moved := d
-		moved.session = "agent-" + m[1]
-		return []delta{d.neg(), moved}, true
+		moved.Session = "agent-" + m[1]
+		return []delta{d.Neg(), moved}, true
 	}},
 	{"fork copies counted under the fork", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
@@ -387,8 +351,8 @@ var ccusageRules = []ccRule{
 		}
 		d := truthDelta(orig.SessionID, ol, prices)
 		moved := d
-		moved.session = f.SessionID
-		return []delta{d.neg(), moved}, true
+		moved.Session = f.SessionID
+		return []delta{d.Neg(), moved}, true
 	}},
 	{"null-field byte scan drops the line", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
@@ -405,7 +369,7 @@ var ccusageRules = []ccRule{
 				t.Fatalf("rule precondition: %s line %d is not the last line of response %s", f.Rel, li, id)
 			}
 		}
-		return []delta{truthDelta(f.SessionID, l, prices).neg()}, true
+		return []delta{truthDelta(f.SessionID, l, prices).Neg()}, true
 	}},
 	{"model-less line counted under no model", func(t *testing.T, c *sample.Corpus, fi, li int, _ map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
@@ -418,7 +382,7 @@ var ccusageRules = []ccRule{
 			return nil, false
 		}
 		requireUniqueID(t, c, m.ID)
-		return []delta{{session: f.SessionID, tok: m.Usage.tokens()}}, true
+		return []delta{{Session: f.SessionID, Tok: m.Usage.tokens()}}, true
 	}},
 	{"id-less line counted in full", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
@@ -432,7 +396,7 @@ var ccusageRules = []ccRule{
 		}
 		p, ok := prices[*m.Model]
 		require.True(t, ok, "%s is not priced", *m.Model)
-		return []delta{{session: f.SessionID, model: *m.Model, tok: m.Usage.tokens(), cost: m.Usage.ccusageCost(p)}}, true
+		return []delta{{Session: f.SessionID, Model: *m.Model, Tok: m.Usage.tokens(), Cost: m.Usage.ccusageCost(p)}}, true
 	}},
 	{"replay under another requestId counted", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
@@ -456,7 +420,7 @@ var ccusageRules = []ccRule{
 		}
 		p, ok := prices[*m.Model]
 		require.True(t, ok, "%s is not priced", *m.Model)
-		return []delta{{session: f.SessionID, model: *m.Model, tok: m.Usage.tokens(), cost: m.Usage.ccusageCost(p)}}, true
+		return []delta{{Session: f.SessionID, Model: *m.Model, Tok: m.Usage.tokens(), Cost: m.Usage.ccusageCost(p)}}, true
 	}},
 	{"one-hour cache writes at 2 x input", func(_ *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
@@ -469,7 +433,7 @@ var ccusageRules = []ccRule{
 			CacheWrite1hPerMillion: p.CacheWrite1hPerMillion, HasCacheWrite1h: p.HasCacheWrite1h}.
 			CostTokens(pricing.Tokens{CacheWrite: l.CacheWrite1hTokens, CacheWrite1h: l.CacheWrite1hTokens})
 		theirs := float64(l.CacheWrite1hTokens) * 2 * p.InputPerMillion / 1e6
-		return []delta{{session: f.SessionID, model: l.Model, cost: theirs - ours}}, true
+		return []delta{{Session: f.SessionID, Model: l.Model, Cost: theirs - ours}}, true
 	}},
 	{"stream-json capture counts nothing", func(_ *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
@@ -477,7 +441,7 @@ var ccusageRules = []ccRule{
 		if !isCapture(f) || !l.Counted {
 			return nil, false
 		}
-		return []delta{truthDelta(f.SessionID, l, prices).neg()}, true
+		return []delta{truthDelta(f.SessionID, l, prices).Neg()}, true
 	}},
 }
 
@@ -604,61 +568,4 @@ func requireUniqueID(t *testing.T, c *sample.Corpus, id *string) {
 		}
 	}
 	require.Equal(t, 1, n, "rule precondition: message %s is on one line only", *id)
-}
-
-// compareReports requires ccusage's report to equal the truth's after
-// the rules: tokens exactly, costs to float rounding.
-func compareReports(t *testing.T, want, got report) {
-	t.Helper()
-	var diffs []string
-	check := func(what string, w, g *sums) {
-		if w == nil {
-			w = &sums{}
-		}
-		if g == nil {
-			g = &sums{}
-		}
-		if w.tok != g.tok {
-			diffs = append(diffs, fmt.Sprintf("%s: tokens: want %+v, ccusage %+v", what, w.tok, g.tok))
-		}
-		if math.Abs(w.cost-g.cost) > 1e-9*math.Max(1, math.Abs(w.cost)) {
-			diffs = append(diffs, fmt.Sprintf("%s: cost: want %.9f, ccusage %.9f", what, w.cost, g.cost))
-		}
-	}
-	var total sums
-	for _, id := range sortedKeys(want.sessions, got.sessions) {
-		w := want.sessions[id]
-		check("session "+id, w, got.sessions[id])
-		if w != nil {
-			total.tok.InputTokens += w.tok.InputTokens
-			total.tok.OutputTokens += w.tok.OutputTokens
-			total.tok.CacheCreationTokens += w.tok.CacheCreationTokens
-			total.tok.CacheReadTokens += w.tok.CacheReadTokens
-			total.cost += w.cost
-		}
-	}
-	for _, k := range sortedKeys(want.models, got.models) {
-		check("session "+k.session+" model "+k.model, want.models[k], got.models[k])
-	}
-	check("totals", &total, &got.totals)
-	require.Empty(t, diffs, "differences no rule explains:\n%s", strings.Join(diffs, "\n"))
-	require.NotEmpty(t, got.sessions)
-}
-
-// sortedKeys are the keys of both maps, sorted, skipping entries that
-// are zero on both sides.
-func sortedKeys[K comparable](a, b map[K]*sums) []K {
-	seen := map[K]bool{}
-	var out []K
-	for _, m := range []map[K]*sums{a, b} {
-		for k, v := range m {
-			if seen[k] || v == nil {
-				continue
-			}
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
-	return out
 }

@@ -159,12 +159,12 @@ func compareWithCCUsage(t *testing.T, bin string, c *sample.Corpus) map[string]i
 				}
 				applied[rule.name]++
 				for _, d := range ds {
-					want.add(d)
+					want.Add(d)
 				}
 			}
 		}
 	}
-	compareReports(t, want, got)
+	ccusagetest.Compare(t, want, got)
 	return applied
 }
 
@@ -262,11 +262,11 @@ func runCCUsage(t *testing.T, bin, dir string, c *sample.Corpus, prices map[stri
 		}
 		return s
 	}
-	out := newReport()
+	out := ccusagetest.NewReport[ccTokens]()
 	cr := ccusageRun(t, bin, dir, prices, "")
 	var mixed []string
 	for _, s := range cr.Sessions {
-		out.sessions[id(s.SessionID)] = &sums{tok: s.ccTokens, cost: s.CostUSD}
+		out.Sessions[id(s.SessionID)] = &sums{Tok: s.ccTokens, Cost: s.CostUSD}
 		for m, tk := range s.Models {
 			cost := s.CostUSD
 			if len(s.Models) > 1 {
@@ -275,15 +275,15 @@ func runCCUsage(t *testing.T, bin, dir string, c *sample.Corpus, prices map[stri
 					mixed = append(mixed, m)
 				}
 			}
-			out.models[key{id(s.SessionID), m}] = &sums{tok: tk, cost: cost}
+			out.Models[key{Session: id(s.SessionID), Model: m}] = &sums{Tok: tk, Cost: cost}
 		}
 	}
-	out.totals = sums{tok: cr.Totals.ccTokens, cost: cr.Totals.CostUSD}
+	out.Totals = sums{Tok: cr.Totals.ccTokens, Cost: cr.Totals.CostUSD}
 	sort.Strings(mixed)
 	for _, m := range mixed {
 		for _, s := range ccusageRun(t, bin, dir, prices, m).Sessions {
-			if k := (key{id(s.SessionID), m}); out.models[k] != nil && len(s.Models) > 1 {
-				out.models[k].cost = s.CostUSD
+			if k := (key{Session: id(s.SessionID), Model: m}); out.Models[k] != nil && len(s.Models) > 1 {
+				out.Models[k].Cost = s.CostUSD
 			}
 		}
 	}
@@ -317,64 +317,33 @@ func ccusageRun(t *testing.T, bin, dir string, prices map[string]pricing.Price, 
 	return cr
 }
 
-// report is a per-session and per-session-and-model account of tokens
-// and cost, in ccusage's terms.
-type report struct {
-	sessions map[string]*sums
-	models   map[key]*sums
-	totals   sums
-}
+// The report's types, over ccusage's counters of this report.
+type (
+	report = ccusagetest.Report[ccTokens]
+	sums   = ccusagetest.Sums[ccTokens]
+	key    = ccusagetest.Key
+	delta  = ccusagetest.Delta[ccTokens]
+)
 
-type key struct{ session, model string }
-
-type sums struct {
-	tok  ccTokens
-	cost float64
-}
-
-func newReport() report { return report{sessions: map[string]*sums{}, models: map[key]*sums{}} }
-
-// delta is one rule's effect on ccusage's report: tokens and cost added
-// to a session and its model.
-type delta struct {
-	session, model string
-	tok            ccTokens
-	cost           float64
-}
-
-func (d delta) neg() delta {
-	return delta{session: d.session, model: d.model, cost: -d.cost, tok: ccTokens{-d.tok.InputTokens, -d.tok.CacheReadTokens,
-		-d.tok.CacheCreationTokens, -d.tok.OutputTokens, -d.tok.ReasoningTokens}}
-}
-
-func (a ccTokens) plus(b ccTokens) ccTokens {
+// Plus and Neg make ccTokens a ccusagetest.Tokens.
+func (a ccTokens) Plus(b ccTokens) ccTokens {
 	return ccTokens{a.InputTokens + b.InputTokens, a.CacheReadTokens + b.CacheReadTokens, a.CacheCreationTokens + b.CacheCreationTokens,
 		a.OutputTokens + b.OutputTokens, a.ReasoningTokens + b.ReasoningTokens}
 }
 
-func (r report) add(d delta) {
-	if r.sessions[d.session] == nil {
-		r.sessions[d.session] = &sums{}
-	}
-	k := key{d.session, d.model}
-	if r.models[k] == nil {
-		r.models[k] = &sums{}
-	}
-	for _, s := range []*sums{r.sessions[d.session], r.models[k]} {
-		s.tok = s.tok.plus(d.tok)
-		s.cost += d.cost
-	}
+func (a ccTokens) Neg() ccTokens {
+	return ccTokens{-a.InputTokens, -a.CacheReadTokens, -a.CacheCreationTokens, -a.OutputTokens, -a.ReasoningTokens}
 }
 
 // truthReport sums the truth's Counted lines by the file's session and
 // the line's model, in ccusage's terms.
 func truthReport(t *testing.T, c *sample.Corpus, prices map[string]pricing.Price) report {
 	t.Helper()
-	r := newReport()
+	r := ccusagetest.NewReport[ccTokens]()
 	for _, f := range c.Files {
 		for li, l := range f.Lines {
 			if l.Counted {
-				r.add(truthDelta(f.SessionID, l, truthReasoning(t, f, li), prices))
+				r.Add(truthDelta(f.SessionID, l, truthReasoning(t, f, li), prices))
 			}
 		}
 	}
@@ -411,8 +380,8 @@ func truthReasoning(t *testing.T, f sample.File, li int) int64 {
 // truthDelta is what a Counted line ships, in ccusage's terms.
 func truthDelta(session string, l sample.Line, reasoning int64, prices map[string]pricing.Price) delta {
 	tk := pricing.Tokens{Uncached: l.PromptTokens - l.CacheReadTokens, Output: l.CompletionTokens, CacheRead: l.CacheReadTokens}
-	return delta{session: session, model: l.Model, cost: prices[l.Model].CostTokens(tk),
-		tok: ccTokens{InputTokens: tk.Uncached, CacheReadTokens: tk.CacheRead, OutputTokens: tk.Output, ReasoningTokens: reasoning}}
+	return delta{Session: session, Model: l.Model, Cost: prices[l.Model].CostTokens(tk),
+		Tok: ccTokens{InputTokens: tk.Uncached, CacheReadTokens: tk.CacheRead, OutputTokens: tk.Output, ReasoningTokens: reasoning}}
 }
 
 // ccRule is one documented difference between ccusage and the truth:
@@ -449,8 +418,8 @@ var ccusageRules = []ccRule{
 		require.NotEmpty(t, here, "rule precondition: %s line %d: no turn_context before it", f.Rel, li)
 		tk := last.tokens()
 		return []delta{
-			{session: f.SessionID, model: here, tok: tk, cost: last.cost(prices[here])},
-			delta{session: f.SessionID, model: there, tok: tk, cost: last.cost(prices[there])}.neg(),
+			{Session: f.SessionID, Model: here, Tok: tk, Cost: last.cost(prices[here])},
+			delta{Session: f.SessionID, Model: there, Tok: tk, Cost: last.cost(prices[there])}.Neg(),
 		}, true
 	}},
 	{"copies of an absent parent dropped", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
@@ -471,7 +440,7 @@ var ccusageRules = []ccRule{
 			}
 			prev = at
 		}
-		return []delta{truthDelta(f.SessionID, f.Lines[li], truthReasoning(t, f, li), prices).neg()}, true
+		return []delta{truthDelta(f.SessionID, f.Lines[li], truthReasoning(t, f, li), prices).Neg()}, true
 	}},
 }
 
@@ -677,57 +646,4 @@ func withoutForkParents(c *sample.Corpus) *sample.Corpus {
 		}
 	}
 	return out.Settled(owner)
-}
-
-// compareReports requires ccusage's report to equal the truth's after
-// the rules: tokens exactly, costs to float rounding.
-func compareReports(t *testing.T, want, got report) {
-	t.Helper()
-	var diffs []string
-	check := func(what string, w, g *sums) {
-		if w == nil {
-			w = &sums{}
-		}
-		if g == nil {
-			g = &sums{}
-		}
-		if w.tok != g.tok {
-			diffs = append(diffs, fmt.Sprintf("%s: tokens: want %+v, ccusage %+v", what, w.tok, g.tok))
-		}
-		if math.IsNaN(g.cost) || math.Abs(w.cost-g.cost) > 1e-9*math.Max(1, math.Abs(w.cost)) {
-			diffs = append(diffs, fmt.Sprintf("%s: cost: want %.9f, ccusage %.9f", what, w.cost, g.cost))
-		}
-	}
-	var total sums
-	for _, id := range sortedKeys(want.sessions, got.sessions) {
-		w := want.sessions[id]
-		check("session "+id, w, got.sessions[id])
-		if w != nil {
-			total.tok = total.tok.plus(w.tok)
-			total.cost += w.cost
-		}
-	}
-	for _, k := range sortedKeys(want.models, got.models) {
-		check("session "+k.session+" model "+k.model, want.models[k], got.models[k])
-	}
-	check("totals", &total, &got.totals)
-	require.Empty(t, diffs, "differences no rule explains:\n%s", strings.Join(diffs, "\n"))
-	require.NotEmpty(t, got.sessions)
-}
-
-// sortedKeys are the keys of both maps, sorted.
-func sortedKeys[K comparable](a, b map[K]*sums) []K {
-	seen := map[K]bool{}
-	var out []K
-	for _, m := range []map[K]*sums{a, b} {
-		for k, v := range m {
-			if seen[k] || v == nil {
-				continue
-			}
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
-	return out
 }
