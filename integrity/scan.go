@@ -226,7 +226,7 @@ func (s *scanner) value(i, depth int) (int, valueKind, bool) {
 	case 'n':
 		return i + 4, kindNull, hasWord(b, i, "null")
 	default:
-		end, ok := scanNumber(b, i)
+		end, ok := ScanNumber(b, i)
 		return end, kindNumber, ok
 	}
 }
@@ -357,9 +357,10 @@ func skipWSLoop(b []byte, i int) int {
 	return i
 }
 
-// scanNumber validates the number starting at b[i] and returns the index
-// after it: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func scanNumber(b []byte, i int) (int, bool) {
+// ScanNumber validates the JSON number starting at b[i] and returns the
+// index after it (or, with false, where it fails):
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func ScanNumber(b []byte, i int) (int, bool) {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}

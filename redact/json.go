@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/journalship/journalship/integrity"
 )
 
 // jsonString is one string of a JSON document: its content (between the
@@ -342,44 +344,11 @@ func literal(b []byte, i int, w string) (int, bool) {
 	return i + len(w), true
 }
 
-// number reads a JSON number at i.
+// number reads a JSON number at i: the index after it, or i and false.
 func number(b []byte, i int) (int, bool) {
-	start := i
-	if i < len(b) && b[i] == '-' {
-		i++
+	end, ok := integrity.ScanNumber(b, i)
+	if !ok {
+		return i, false
 	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		i = digits(b, i)
-	default:
-		return start, false
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(b, i+1)
-		if j == i+1 {
-			return start, false
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(b, i)
-		if j == i {
-			return start, false
-		}
-		i = j
-	}
-	return i, true
-}
-
-func digits(b []byte, i int) int {
-	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-		i++
-	}
-	return i
+	return end, true
 }
