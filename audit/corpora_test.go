@@ -93,7 +93,7 @@ func checkRunTruth(t *testing.T, f sample.File, r Report) {
 	assert.Equal(t, seqFaults, r.SeqGapCount+r.DuplicateSeqs+r.Regressions, "seq faults")
 	assert.Equal(t, notes, r.Notes, "the format's own annotations")
 	assert.Equal(t, f.EndReason, r.EndReason, "end reason")
-	if _, quiet := registry.Lookup(f.Format).(format.QuietEnd); quiet {
+	if registry.EndOf(f.Format) == format.EndQuiet {
 		// No end record: over when idle (for good once quiet).
 		assert.Equal(t, state == "idle", r.SessionEnded, "over")
 	} else {

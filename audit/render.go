@@ -34,12 +34,12 @@ func NewTableWriter(w io.Writer, cfg Config) *TableWriter {
 }
 
 // quietFormats names the registered formats that write no end record
-// (format.QuietEnd): for them "not over" means "not idle".
+// (format.EndQuiet): for them "not over" means "not idle".
 func quietFormats() map[string]struct{} {
 	out := map[string]struct{}{}
-	for _, f := range registry.All() {
-		if _, ok := f.(format.QuietEnd); ok {
-			out[f.Name()] = struct{}{}
+	for _, d := range registry.Descriptors() {
+		if d.End == format.EndQuiet {
+			out[d.Name] = struct{}{}
 		}
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/pipeline"
+	"github.com/journalship/journalship/verdict"
 )
 
 // account ships what is left of a finished file, the records beside it,
@@ -65,7 +66,8 @@ func (f *Finalizer) account(ctx context.Context, path string, s snapshot, o *Out
 func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *Outcome) (ended bool, err error) {
 	cfg := f.cfg.Audit
 	cfg.Redact = func(line []byte) []byte { return f.ship.RedactLine(path, line) } // previews ship
-	rep, err := audit.FileAs(path, cfg, f.ship.Format(path))
+	fm := f.ship.Format(path)
+	rep, err := audit.FileAs(path, cfg, fm)
 	if err != nil {
 		return false, fmt.Errorf("finalize: audit %s: %w", path, err)
 	}
@@ -95,7 +97,8 @@ func (f *Finalizer) summarize(ctx context.Context, path string, s snapshot, o *O
 		annots = append(annots, "job_dir_size_alert")
 		o.jobDirAlert = true
 	}
-	return rep.SessionEnded, f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "file_summary", Time: s.mtime.Add(time.Millisecond),
+	over := verdict.Session(rep, fm, s.mtime, f.cfg.StaleAfter).Over
+	return over, f.ship.ShipSynthetic(ctx, []pipeline.Synthetic{{Path: path, Kind: "file_summary", Time: s.mtime.Add(time.Millisecond),
 		Line: line, Annotations: annots, Metadata: []loki.Label{{Name: "level", Value: o.Level.String()}}}})
 }
 

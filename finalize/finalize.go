@@ -19,15 +19,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/journalship/journalship/format"
 	"time"
 
 	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/backfill"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pipeline"
+	"github.com/journalship/journalship/verdict"
 )
 
 // Config tunes the finalizer.
@@ -94,12 +95,6 @@ type Ledger interface {
 	SetMarks(ctx context.Context, session string, marks map[string]string) error
 }
 
-// JobStatus tells whether a job is terminal (retention.FinalizeStatus adapts
-// the retention agent's sources: the journals or PostgreSQL).
-type JobStatus interface {
-	Terminal(ctx context.Context, jobDir string) (bool, error)
-}
-
 // Outcome is what the finalizer did with one file.
 type Outcome struct {
 	Path string
@@ -127,12 +122,15 @@ type Finalizer struct {
 	cfg    Config
 	ship   Shipper
 	ledger Ledger
-	status JobStatus
-	reader *journalfile.Reader
+	// verdict says when a file is finished.
+	verdict *verdict.Judge
+	reader  *journalfile.Reader
 }
 
-// New returns a Finalizer. status may be nil (the job rule is then not used).
-func New(cfg Config, ship Shipper, l Ledger, status JobStatus) (*Finalizer, error) {
+// New returns a Finalizer. groups, when not nil, says whether a group of
+// journals (a Cortex Plane job) is terminal instead of its format's
+// journals (verdict.New).
+func New(cfg Config, ship Shipper, l Ledger, groups format.GroupStatus) (*Finalizer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -151,7 +149,11 @@ func New(cfg Config, ship Shipper, l Ledger, status JobStatus) (*Finalizer, erro
 			}
 		}
 	}
-	return &Finalizer{cfg: cfg, ship: ship, ledger: l, status: status, reader: r}, nil
+	v, err := verdict.New(verdict.Config{Quiet: cfg.StaleAfter, Idle: cfg.IdleAfter, Audit: cfg.Audit, Now: cfg.Now}, groups)
+	if err != nil {
+		return nil, err
+	}
+	return &Finalizer{cfg: cfg, ship: ship, ledger: l, verdict: v, reader: r}, nil
 }
 
 // Run finalizes every journal file under paths (see backfill.Discover).

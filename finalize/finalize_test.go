@@ -10,6 +10,7 @@ import (
 
 	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/ledger"
@@ -70,10 +71,13 @@ func (e *env) write(t *testing.T, name string, content string, age time.Duration
 	return p
 }
 
-func (e *env) finalizer(t *testing.T, ship Shipper, status JobStatus) *Finalizer {
+func (e *env) finalizer(t *testing.T, ship Shipper, status format.GroupStatus, tune ...func(*Config)) *Finalizer {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Now = func() time.Time { return e.now }
+	for _, f := range tune {
+		f(&cfg)
+	}
 	if ship == nil {
 		ship = e.inst
 	}
@@ -152,7 +156,7 @@ func TestRules(t *testing.T) {
 	cases := []struct {
 		name, file, content string
 		age                 time.Duration
-		status              JobStatus
+		status              format.GroupStatus
 		finished            bool
 		why                 string
 	}{
@@ -168,8 +172,7 @@ func TestRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := e.write(t, tc.file, tc.content, tc.age)
 			defer os.Remove(path)
-			f := e.finalizer(t, nil, tc.status)
-			f.cfg.IdleAfter = 7 * 24 * time.Hour
+			f := e.finalizer(t, nil, tc.status, func(c *Config) { c.IdleAfter = 7 * 24 * time.Hour })
 			o, err := f.File(context.Background(), path)
 			require.NoError(t, err)
 			assert.Equal(t, tc.finished, o.Finished)
@@ -183,7 +186,9 @@ func TestRules(t *testing.T) {
 
 type fixedStatus bool
 
-func (s fixedStatus) Terminal(context.Context, string) (bool, error) { return bool(s), nil }
+func (s fixedStatus) Group(context.Context, string) (format.GroupState, error) {
+	return format.GroupState{Terminal: bool(s)}, nil
+}
 
 func TestNewerSessionBesideFinishesTheOlder(t *testing.T) {
 	e := newEnv(t)

@@ -31,6 +31,8 @@ type Descriptor struct {
 	// New returns the format configured by o (every setting of Settings,
 	// set or defaulted); an error names what is wrong.
 	New func(o Options) (Format, error)
+	// End is how the runtime says a session is over (EndLine when unset).
+	End End
 	// Deploy is where the shipped deployments find the format's journals
 	// on a node.
 	Deploy Deploy

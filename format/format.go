@@ -116,15 +116,6 @@ type Refuser interface {
 	Refuses(path string) bool
 }
 
-// QuietEnd is implemented by a format whose runtime writes no end record
-// (Claude Code): State.Over then says the session is idle, and the session
-// is over only once its files stayed unchanged for the finalizer's
-// StaleAfter; retention's post-terminal period starts after that.
-type QuietEnd interface {
-	// EndsQuietly marks the format; it does nothing.
-	EndsQuietly()
-}
-
 // SeqRule is how a format numbers its lines with Event.Seq.
 type SeqRule struct {
 	// Used: the format numbers lines; with false Event.Seq is never judged.

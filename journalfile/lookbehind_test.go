@@ -1,8 +1,9 @@
-package journalfile
+package journalfile_test
 
 import (
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/format/cortex"
+	"github.com/journalship/journalship/journalfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,44 +45,44 @@ func TestLookbehind(t *testing.T) {
 		j("LLM_RESPONSE", `"seq":4,"step_index":1`),
 	}
 	path, offs := writeJournal(t, lines...)
-	r, err := New(DefaultConfig())
+	r, err := journalfile.New(journalfile.DefaultConfig())
 	require.NoError(t, err)
 
 	b, err := r.Lookbehind(path, offs[4], []byte(lines[4]), 1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Model: "m-new", Exact: true, RequestStep: 1, RequestModel: "m-new"}, noTime(b), "walks over the torn line")
+	assert.Equal(t, journalfile.Before{SeqKnown: true, PrevSeq: 2, Model: "m-new", Exact: true, RequestStep: 1, RequestModel: "m-new"}, noTime(b), "walks over the torn line")
 
 	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), 0, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 1, Model: "m-old", Exact: true, RequestModel: "m-old"}, noTime(b))
+	assert.Equal(t, journalfile.Before{SeqKnown: true, PrevSeq: 1, Model: "m-old", Exact: true, RequestModel: "m-old"}, noTime(b))
 
 	b, err = r.Lookbehind(path, offs[4], []byte(lines[4]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 2, Exact: true, RequestStep: 1, RequestModel: "m-new"}, noTime(b), "the nearest request, whatever its step")
+	assert.Equal(t, journalfile.Before{SeqKnown: true, PrevSeq: 2, Exact: true, RequestStep: 1, RequestModel: "m-new"}, noTime(b), "the nearest request, whatever its step")
 	assert.EqualValues(t, 3, r.Reads())
 
 	b, err = r.Lookbehind(path, 0, []byte(lines[0]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, AtStart: true}, noTime(b))
+	assert.Equal(t, journalfile.Before{SeqKnown: true, AtStart: true}, noTime(b))
 }
 
 func TestLookbehindAtStartWithoutSeq(t *testing.T) {
 	lines := []string{`garbage`, j("ERROR", `"seq":5`), `{"seq":3}`}
 	path, offs := writeJournal(t, lines...)
-	r, _ := New(DefaultConfig())
+	r, _ := journalfile.New(journalfile.DefaultConfig())
 	b, err := r.Lookbehind(path, offs[1], []byte(lines[1]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, AtStart: true, Exact: true}, noTime(b))
+	assert.Equal(t, journalfile.Before{SeqKnown: true, AtStart: true, Exact: true}, noTime(b))
 	b, err = r.Lookbehind(path, offs[2], []byte(lines[2]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 5, Exact: true}, noTime(b))
+	assert.Equal(t, journalfile.Before{SeqKnown: true, PrevSeq: 5, Exact: true}, noTime(b))
 }
 
 func TestLookbehindWindowExhausted(t *testing.T) {
 	big := `{"type":"X","pad":"` + strings.Repeat("a", 8000) + `"}`
 	lines := []string{j("ERROR", `"seq":0`), big, j("ERROR", `"seq":9`)}
 	path, offs := writeJournal(t, lines...)
-	r, err := New(Config{Window: 4096, FirstLineMax: 1024})
+	r, err := journalfile.New(journalfile.Config{Window: 4096, FirstLineMax: 1024})
 	require.NoError(t, err)
 	b, err := r.Lookbehind(path, offs[2], []byte(lines[2]), -1, cortexJudge())
 	require.NoError(t, err)
@@ -90,18 +91,18 @@ func TestLookbehindWindowExhausted(t *testing.T) {
 
 func TestLookbehindChangedFile(t *testing.T) {
 	path, offs := writeJournal(t, j("ERROR", `"seq":0`), j("ERROR", `"seq":1`))
-	r, _ := New(DefaultConfig())
+	r, _ := journalfile.New(journalfile.DefaultConfig())
 	_, err := r.Lookbehind(path, offs[1], []byte(`{"seq":7}`), -1, cortexJudge())
-	assert.ErrorIs(t, err, ErrChanged)
+	assert.ErrorIs(t, err, journalfile.ErrChanged)
 	_, err = r.Lookbehind(path, 3, []byte(`ype"`), -1, cortexJudge())
-	assert.ErrorIs(t, err, ErrChanged, "an offset inside a line is refused")
+	assert.ErrorIs(t, err, journalfile.ErrChanged, "an offset inside a line is refused")
 	_, err = r.Lookbehind(filepath.Join(t.TempDir(), "gone"), 10, []byte("x"), -1, cortexJudge())
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
 
 func TestFirstLine(t *testing.T) {
 	path, _ := writeJournal(t, `{"type":"SESSION_START"}`, `{}`)
-	r, _ := New(DefaultConfig())
+	r, _ := journalfile.New(journalfile.DefaultConfig())
 	l, err := r.FirstLine(path)
 	require.NoError(t, err)
 	assert.Equal(t, `{"type":"SESSION_START"}`, string(l))
@@ -113,9 +114,9 @@ func TestFirstLine(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	assert.NoError(t, DefaultConfig().Validate())
-	assert.Error(t, Config{Window: 10, FirstLineMax: 2048}.Validate())
-	assert.Error(t, Config{Window: 8192, FirstLineMax: 1}.Validate())
+	assert.NoError(t, journalfile.DefaultConfig().Validate())
+	assert.Error(t, journalfile.Config{Window: 10, FirstLineMax: 2048}.Validate())
+	assert.Error(t, journalfile.Config{Window: 8192, FirstLineMax: 1}.Validate())
 }
 
 func TestLookbehindTakesTheHighestRecentSeq(t *testing.T) {
@@ -125,10 +126,10 @@ func TestLookbehindTakesTheHighestRecentSeq(t *testing.T) {
 	}
 	lines = append(lines, j("E", `"seq":10`))
 	path, offs := writeJournal(t, lines...)
-	r, _ := New(DefaultConfig())
+	r, _ := journalfile.New(journalfile.DefaultConfig())
 	b, err := r.Lookbehind(path, offs[len(offs)-1], []byte(lines[len(lines)-1]), -1, cortexJudge())
 	require.NoError(t, err)
-	assert.Equal(t, Before{SeqKnown: true, PrevSeq: 9, Exact: true}, noTime(b), "stale seqs do not hide seq 9")
+	assert.Equal(t, journalfile.Before{SeqKnown: true, PrevSeq: 9, Exact: true}, noTime(b), "stale seqs do not hide seq 9")
 }
 
 // cortexJudge judges the look-behind's lines as Cortex Plane events, the
@@ -136,7 +137,7 @@ func TestLookbehindTakesTheHighestRecentSeq(t *testing.T) {
 func cortexJudge() format.Judge { return cortex.New().NewJudge() }
 
 func TestReplay(t *testing.T) {
-	r, err := New(DefaultConfig())
+	r, err := journalfile.New(journalfile.DefaultConfig())
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	data := "{\"a\":1}\r\n{\"a\":2}\n{\"a\":3}\n"
@@ -148,13 +149,13 @@ func TestReplay(t *testing.T) {
 	got = nil
 	require.NoError(t, r.Replay(path, 0, []byte(`{"a":1}`), collect))
 	assert.Empty(t, got, "nothing precedes the first line")
-	assert.ErrorIs(t, r.Replay(path, 17, []byte(`{"a":9}`), collect), ErrChanged, "the file no longer holds the line")
-	assert.ErrorIs(t, r.Replay(path, 16, []byte(`{"a":3}`), collect), ErrChanged, "the offset is not a line's start")
+	assert.ErrorIs(t, r.Replay(path, 17, []byte(`{"a":9}`), collect), journalfile.ErrChanged, "the file no longer holds the line")
+	assert.ErrorIs(t, r.Replay(path, 16, []byte(`{"a":3}`), collect), journalfile.ErrChanged, "the offset is not a line's start")
 }
 
 // noTime clears what a look-behind found of times, for the tests about
 // seqs and models.
-func noTime(b Before) Before {
+func noTime(b journalfile.Before) journalfile.Before {
 	b.Time, b.HasTime = time.Time{}, false
 	return b
 }
@@ -169,7 +170,7 @@ func TestLookbehindFindsTheNearestTime(t *testing.T) {
 		`not json`,
 	}
 	path, offs := writeJournal(t, lines...)
-	r, err := New(DefaultConfig())
+	r, err := journalfile.New(journalfile.DefaultConfig())
 	require.NoError(t, err)
 	b, err := r.Lookbehind(path, offs[3], []byte(lines[3]), -1, cortexJudge())
 	require.NoError(t, err)

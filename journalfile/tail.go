@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strings"
 	"time"
 )
 
@@ -79,10 +78,4 @@ func (t Tail) from(buf []byte, start int64) Tail {
 		t.Last = bytes.TrimSuffix(buf[prev+1:nl], []byte("\r"))
 	}
 	return t
-}
-
-// IsSessionFile tells whether a file name is a session journal's,
-// session_<YYYYMMDDTHHMMSSZ>_<pod>.jsonl (names sort by start time).
-func IsSessionFile(name string) bool {
-	return strings.HasPrefix(name, "session_") && strings.HasSuffix(name, ".jsonl")
 }

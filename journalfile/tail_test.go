@@ -44,12 +44,6 @@ func TestReadTail(t *testing.T) {
 	assert.ErrorContains(t, err, "not a regular file")
 }
 
-func TestIsSessionFile(t *testing.T) {
-	assert.True(t, IsSessionFile("session_20260223T143022Z_pod.jsonl"))
-	assert.False(t, IsSessionFile("session_x.log"))
-	assert.False(t, IsSessionFile("notes.jsonl"))
-}
-
 // TestReadTailGrowsPastItsFirstRead: a last complete line longer than the
 // first read is still found whole, as is a torn line after it.
 func TestReadTailGrowsPastItsFirstRead(t *testing.T) {

@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
+	"github.com/journalship/journalship/verdict"
 )
 
 // Ledger is the part of the ledger the agent uses (*ledger.Ledger).
@@ -33,22 +36,23 @@ type Finalizer interface {
 type Agent struct {
 	cfg     Config
 	formats *registry.Registry
-	status  Status
+	// groups is the configured job status source (nil: the journals).
+	groups  format.GroupStatus
+	verdict *verdict.Judge
 	fin     Finalizer
 	ledger  Ledger
 	m       *Metrics
 	log     *logger
 }
 
-// New returns an Agent. fin may be nil only for a dry run; m nil gets a
-// fresh Metrics.
-func New(cfg Config, status Status, fin Finalizer, l Ledger, m *Metrics) (*Agent, error) {
+// New returns an Agent. groups, when not nil, says whether a job is
+// terminal instead of its journals (PGStatus). fin may be nil only for a
+// dry run; m nil gets a fresh Metrics.
+func New(cfg Config, groups format.GroupStatus, fin Finalizer, l Ledger, m *Metrics) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	switch {
-	case status == nil:
-		return nil, &ConfigError{"Status", "nil", "a job status source is required"}
 	case l == nil:
 		return nil, &ConfigError{"Ledger", "nil", "the ledger is required (it says what is in Loki)"}
 	case fin == nil && !cfg.DryRun:
@@ -58,10 +62,14 @@ func New(cfg Config, status Status, fin Finalizer, l Ledger, m *Metrics) (*Agent
 	if err != nil {
 		return nil, &ConfigError{"Formats", cfg.Formats.Format, err.Error()}
 	}
+	v, err := verdict.New(verdict.Config{Quiet: cfg.QuietPeriod, Audit: audit.DefaultConfig(), Now: cfg.Now}, groups)
+	if err != nil {
+		return nil, &ConfigError{"QuietPeriod", cfg.QuietPeriod.String(), err.Error()}
+	}
 	if m == nil {
 		m = NewMetrics()
 	}
-	return &Agent{cfg: cfg, formats: reg, status: status, fin: fin, ledger: l, m: m, log: &logger{w: cfg.Log}}, nil
+	return &Agent{cfg: cfg, formats: reg, groups: groups, verdict: v, fin: fin, ledger: l, m: m, log: &logger{w: cfg.Log}}, nil
 }
 
 // Metrics returns the agent's metrics.
@@ -93,7 +101,7 @@ func (a *Agent) sweep(ctx context.Context, r *Report) error {
 	defer rt.Close()
 	s := &sweep{Agent: a, r: r, rt: rt, now: a.cfg.Now()}
 	s.forgetOrphans(ctx)
-	if p, ok := a.status.(Pinger); ok {
+	if p, ok := a.groups.(Pinger); ok {
 		if err := p.Ping(ctx); err != nil {
 			s.statusFailed(err)
 		}

@@ -27,8 +27,11 @@
 // unshipped_past_max_age — a shipping outage an operator must see — unless
 // ForceMaxAge is set.
 //
-// Where "terminal" comes from is a [Status]: [JournalStatus] reads the
-// job's latest session file (default), [PGStatus] queries PostgreSQL as the
+// Whether a session, run or job is over is the verdict's (package
+// verdict), the same the finalizer asks. A job, a directory of sessions
+// that ends as one (Cortex Plane), is terminal by its format's journals
+// (format.GroupEnder: its latest session's last line), or by a
+// format.GroupStatus given to New: [PGStatus] queries PostgreSQL as the
 // seed's cleanup cron does.
 //
 // Safety: the root must be an absolute directory other than "/", and is

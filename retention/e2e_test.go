@@ -330,11 +330,11 @@ func (rig *e2eRig) sweep(mode string) *Report {
 	fcfg := finalize.DefaultConfig()
 	fcfg.Now, fcfg.Backfill.MaxElapsed = clock, 300*time.Millisecond
 	fcfg.IdleAfter = 72 * time.Hour // as journalship retention sets it: its max age
-	fin, err := finalize.New(fcfg, inst, inst.Ledger(), FinalizeStatus{Status: JournalStatus{}})
+	fin, err := finalize.New(fcfg, inst, inst.Ledger(), nil)
 	require.NoError(t, err)
 	cfg := DefaultConfig()
 	cfg.Root, cfg.Now, cfg.Log, cfg.MaxAge = rig.root, clock, &rig.log, 72*time.Hour
-	a, err := New(cfg, JournalStatus{}, fin, inst.Ledger(), nil)
+	a, err := New(cfg, nil, fin, inst.Ledger(), nil)
 	require.NoError(t, err)
 	r, err := a.Sweep(context.Background())
 	require.NoError(t, err)

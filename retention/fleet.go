@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/internal/kv"
 )
 
@@ -23,7 +24,7 @@ type Fleet struct {
 // NewFleet returns a Fleet sweeping each of roots with cfg (cfg.Root is
 // ignored). Roots must be distinct and none inside another: a file swept
 // twice in one pass could be judged by two agents at once.
-func NewFleet(cfg Config, roots []string, status Status, fin Finalizer, l Ledger, m *Metrics) (*Fleet, error) {
+func NewFleet(cfg Config, roots []string, groups format.GroupStatus, fin Finalizer, l Ledger, m *Metrics) (*Fleet, error) {
 	if err := checkRoots(roots); err != nil {
 		return nil, err
 	}
@@ -34,7 +35,7 @@ func NewFleet(cfg Config, roots []string, status Status, fin Finalizer, l Ledger
 	for _, root := range roots {
 		c := cfg
 		c.Root = root
-		a, err := New(c, status, fin, l, m)
+		a, err := New(c, groups, fin, l, m)
 		if err != nil {
 			return nil, err
 		}

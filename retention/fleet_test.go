@@ -29,7 +29,7 @@ func TestFleetSweepsEveryRoot(t *testing.T) {
 	crashed := e.fixture("codelia/testdata/crashed.jsonl", "sessions/2026/03/14/3b4f2c1a-9d8e-4f7a-b6c5-0a1b2c3d4e5f.jsonl", end)
 
 	m := NewMetrics()
-	f, err := NewFleet(e.cfg, []string{cortexRoot, codelia}, JournalStatus{}, e.fin, e.ledger, m)
+	f, err := NewFleet(e.cfg, []string{cortexRoot, codelia}, nil, e.fin, e.ledger, m)
 	require.NoError(t, err)
 	r, err := f.Sweep(context.Background())
 	require.NoError(t, err)
@@ -50,7 +50,7 @@ func TestFleetRootMissing(t *testing.T) {
 	end := e.now.Add(-25 * time.Hour)
 	job := e.write("job1", "session_20260310T100000Z_p1.jsonl", session(end.Add(-time.Hour), end, "completed"), end)
 	missing := filepath.Join(filepath.Dir(e.root), "orbitmesh")
-	f, err := NewFleet(e.cfg, []string{missing, e.root}, JournalStatus{}, e.fin, e.ledger, nil)
+	f, err := NewFleet(e.cfg, []string{missing, e.root}, nil, e.fin, e.ledger, nil)
 	require.NoError(t, err)
 	r, err := f.Sweep(context.Background())
 	var re *RootError
@@ -70,13 +70,13 @@ func TestFleetRefusesNestedRoots(t *testing.T) {
 		{e.root, e.root + "/"},
 		{},
 	} {
-		_, err := NewFleet(e.cfg, roots, JournalStatus{}, e.fin, e.ledger, nil)
+		_, err := NewFleet(e.cfg, roots, nil, e.fin, e.ledger, nil)
 		var ce *ConfigError
 		assert.True(t, errors.As(err, &ce), "%q: %v", roots, err)
 	}
 	sibling := e.root + "-other"
 	require.NoError(t, os.MkdirAll(sibling, 0o755))
-	_, err := NewFleet(e.cfg, []string{e.root, sibling}, JournalStatus{}, e.fin, e.ledger, nil)
+	_, err := NewFleet(e.cfg, []string{e.root, sibling}, nil, e.fin, e.ledger, nil)
 	assert.NoError(t, err, "a sibling whose name starts alike is not inside")
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/ledger"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
@@ -96,14 +97,14 @@ func (f *fakeFinalizer) called() []string {
 
 // fakeStatus answers per job directory name.
 type fakeStatus struct {
-	states map[string]JobState
+	states map[string]format.GroupState
 	errs   map[string]error
 }
 
-func (s fakeStatus) Job(_ context.Context, jobDir string) (JobState, error) {
+func (s fakeStatus) Group(_ context.Context, jobDir string) (format.GroupState, error) {
 	name := filepath.Base(jobDir)
 	if err := s.errs[name]; err != nil {
-		return JobState{}, err
+		return format.GroupState{}, err
 	}
 	return s.states[name], nil
 }
@@ -172,11 +173,8 @@ func (e *env) shipped(path string) {
 	require.NoError(e.t, account(context.Background(), e.ledger, path, data))
 }
 
-func (e *env) agent(status Status) *Agent {
+func (e *env) agent(status format.GroupStatus) *Agent {
 	e.t.Helper()
-	if status == nil {
-		status = JournalStatus{}
-	}
 	var fin Finalizer = e.fin
 	if e.cfg.DryRun {
 		fin = nil
@@ -186,7 +184,7 @@ func (e *env) agent(status Status) *Agent {
 	return a
 }
 
-func (e *env) sweep(status Status) *Report {
+func (e *env) sweep(status format.GroupStatus) *Report {
 	e.t.Helper()
 	r, err := e.agent(status).Sweep(context.Background())
 	require.NoError(e.t, err)

@@ -97,12 +97,12 @@ func TestSweepShipsHolesOfAFileStillBeingWritten(t *testing.T) {
 
 	counting := &countingShipper{Instance: inst}
 	fcfg := finalize.DefaultConfig()
-	fin, err := finalize.New(fcfg, counting, inst.Ledger(), FinalizeStatus{Status: JournalStatus{}})
+	fin, err := finalize.New(fcfg, counting, inst.Ledger(), nil)
 	require.NoError(t, err)
 	var log bytes.Buffer
 	cfg := DefaultConfig()
 	cfg.Root, cfg.Log = root, &log
-	a, err := New(cfg, JournalStatus{}, fin, inst.Ledger(), nil)
+	a, err := New(cfg, nil, fin, inst.Ledger(), nil)
 	require.NoError(t, err)
 
 	r, err := a.Sweep(context.Background())

@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/journalship/journalship/format"
 )
 
 // pgServer is a throwaway PostgreSQL cluster in a temp directory.
@@ -140,19 +142,19 @@ func TestPGStatus(t *testing.T) {
 
 	cases := []struct {
 		job  string
-		want JobState
+		want format.GroupState
 	}{
-		{jobDone, JobState{Terminal: true, Status: "COMPLETED", FinishedAt: fin}},
-		{jobRunning, JobState{Status: "RUNNING"}},
-		{jobFailed, JobState{Terminal: true, Status: "FAILED", FinishedAt: fin}},
-		{jobNullTime, JobState{Terminal: true, Status: "completed"}},
-		{jobMissing, JobState{Terminal: true, Status: "missing"}},
-		{"not-a-uuid", JobState{Terminal: true, Status: "missing"}},
-		{"x'); DROP TABLE job; --", JobState{Terminal: true, Status: "missing"}},
+		{jobDone, format.GroupState{Terminal: true, Status: "COMPLETED", FinishedAt: fin}},
+		{jobRunning, format.GroupState{Status: "RUNNING"}},
+		{jobFailed, format.GroupState{Terminal: true, Status: "FAILED", FinishedAt: fin}},
+		{jobNullTime, format.GroupState{Terminal: true, Status: "completed"}},
+		{jobMissing, format.GroupState{Terminal: true, Status: "missing"}},
+		{"not-a-uuid", format.GroupState{Terminal: true, Status: "missing"}},
+		{"x'); DROP TABLE job; --", format.GroupState{Terminal: true, Status: "missing"}},
 	}
 	for _, c := range cases {
 		t.Run(c.job, func(t *testing.T) {
-			got, err := st.Job(ctx, "/data/sessions/"+c.job)
+			got, err := st.Group(ctx, "/data/sessions/"+c.job)
 			require.NoError(t, err)
 			assert.Equal(t, c.want.Terminal, got.Terminal)
 			assert.Equal(t, c.want.Status, got.Status)
@@ -167,7 +169,7 @@ func TestPGStatus(t *testing.T) {
 		b, err := NewPGStatus(bad)
 		require.NoError(t, err)
 		defer b.Close()
-		_, err = b.Job(ctx, "/data/sessions/"+jobDone)
+		_, err = b.Group(ctx, "/data/sessions/"+jobDone)
 		var se *StatusError
 		require.ErrorAs(t, err, &se)
 		assert.True(t, se.Unreachable, "a refused query stops the sweep's deletions")
@@ -214,12 +216,12 @@ func TestPGStatus(t *testing.T) {
 		require.NoError(t, err)
 		var se *StatusError
 		require.ErrorAs(t, st.Ping(ctx), &se)
-		_, err = st.Job(ctx, "/data/sessions/"+jobDone)
+		_, err = st.Group(ctx, "/data/sessions/"+jobDone)
 		require.ErrorAs(t, err, &se)
 		assert.True(t, se.Unreachable)
 		out, err := srv.start()
 		require.NoError(t, err, "%s", out)
-		got, err := st.Job(ctx, "/data/sessions/"+jobDone)
+		got, err := st.Group(ctx, "/data/sessions/"+jobDone)
 		require.NoError(t, err, "reconnects")
 		assert.True(t, got.Terminal)
 	})

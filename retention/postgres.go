@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/journalship/journalship/format"
 )
 
 // DefaultPGQuery reads a job's status and finished_at by id. status::text
@@ -125,15 +126,16 @@ func (p *PGStatus) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Job implements Status.
-func (p *PGStatus) Job(ctx context.Context, jobDir string) (JobState, error) {
+// Group implements format.GroupStatus: the state of the job whose
+// directory is jobDir.
+func (p *PGStatus) Group(ctx context.Context, jobDir string) (format.GroupState, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	c, err := p.connect(ctx)
 	if err != nil {
-		return JobState{}, &StatusError{Source: "postgres", Job: jobDir, Unreachable: true, Err: err}
+		return format.GroupState{}, &StatusError{Source: "postgres", Job: jobDir, Unreachable: true, Err: err}
 	}
 	var status *string
 	var finished *time.Time
@@ -141,14 +143,14 @@ func (p *PGStatus) Job(ctx context.Context, jobDir string) (JobState, error) {
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, pgx.ErrNoRows), errors.As(err, &pgErr) && pgErr.Code == "22P02": // invalid_text_representation
-		return JobState{Terminal: true, Status: "missing"}, nil
+		return format.GroupState{Terminal: true, Status: "missing"}, nil
 	case err != nil:
 		if c.IsClosed() {
 			p.drop()
 		}
-		return JobState{}, &StatusError{Source: "postgres", Job: jobDir, Unreachable: true, Err: err}
+		return format.GroupState{}, &StatusError{Source: "postgres", Job: jobDir, Unreachable: true, Err: err}
 	}
-	st := JobState{Status: "NULL"}
+	st := format.GroupState{Status: "NULL"}
 	if status != nil {
 		st.Status = *status
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/verdict"
 )
 
 // A file-per-run layout (Codelia's sessions/YYYY/MM/DD/<run_id>.jsonl,
@@ -143,7 +143,7 @@ func (s *sweep) run(ctx context.Context, rel string) {
 		return // gone or replaced since the listing: nothing to decide
 	}
 	d.Bytes = info.Size()
-	rule, reason, detail := s.runRule(path, det.Format, newestOf(info.ModTime(), ms))
+	rule, reason, detail := s.runRule(ctx, path, det.Format, newestOf(info.ModTime(), ms))
 	d.Rule, d.Detail = rule, detail
 	if rule == "" {
 		d.Reason = reason
@@ -172,30 +172,28 @@ func (s *sweep) run(ctx context.Context, rel string) {
 }
 
 // runRule returns the rule that makes a run's journal a candidate, or ""
-// and the reason it is kept. The run is over for good when its format's
-// state says so after every line (read now: the file may have changed
-// since the finalizer looked).
-func (s *sweep) runRule(path string, fm format.Format, mtime time.Time) (rule, reason, detail string) {
+// and the reason it is kept. The run is over for good when the verdict on
+// its whole file says so (read now: the file may have changed since the
+// finalizer looked).
+func (s *sweep) runRule(ctx context.Context, path string, fm format.Format, mtime time.Time) (rule, reason, detail string) {
 	age := s.now.Sub(mtime)
 	if age < s.cfg.QuietPeriod {
 		return "", KeepRecentlyModified, fmt.Sprintf("modified %s ago, within the quiet period of %s", age.Round(time.Second), s.cfg.QuietPeriod)
 	}
-	rep, err := audit.FileAs(path, audit.DefaultConfig(), fm)
-	over := err == nil && rep.SessionEnded && rep.Terminal
-	ended := mtime
-	if _, quiet := fm.(format.QuietEnd); quiet {
-		// No end record: the session ended once its files stayed quiet.
-		ended = mtime.Add(s.cfg.QuietPeriod)
-	}
+	v, t, err := s.verdict.File(ctx, path, fm, verdict.NeedSession)
+	over := err == nil && v.Over && v.Terminal
+	// The verdict counts from the journal's own last write; member
+	// journals of its session written later (mtime) move the end on.
+	ended := v.When.Add(mtime.Sub(t.ModTime))
 	if over && !s.now.Before(ended.Add(s.cfg.PostTerminal)) {
 		return RuleRunOver, "", fmt.Sprintf("%s run over (%s), last written %s ago, past the post-terminal retention of %s",
-			fm.Name(), orState(rep), age.Round(time.Second), s.cfg.PostTerminal)
+			fm.Name(), orState(v), age.Round(time.Second), s.cfg.PostTerminal)
 	}
 	if age > s.cfg.MaxAge {
 		return RuleMaxAge, "", fmt.Sprintf("modified %s ago, over the max age of %s", age.Round(time.Second), s.cfg.MaxAge)
 	}
 	if over {
-		return "", KeepPostTerminal, fmt.Sprintf("%s run over (%s); deletable from %s", fm.Name(), orState(rep),
+		return "", KeepPostTerminal, fmt.Sprintf("%s run over (%s); deletable from %s", fm.Name(), orState(v),
 			ended.Add(s.cfg.PostTerminal).UTC().Format(time.RFC3339))
 	}
 	return "", KeepRunActive, fmt.Sprintf("%s run not over for good; modified %s ago", fm.Name(), age.Round(time.Second))
@@ -203,12 +201,12 @@ func (s *sweep) runRule(path string, fm format.Format, mtime time.Time) (rule, r
 
 // orState names how a run ended: its derived state, its end reason, or
 // "ended".
-func orState(r audit.Report) string {
+func orState(v verdict.Verdict) string {
 	switch {
-	case r.State != "":
-		return r.State
-	case r.EndReason != "":
-		return r.EndReason
+	case v.State != "":
+		return v.State
+	case v.EndReason != "":
+		return v.EndReason
 	}
 	return "ended"
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/journalship/journalship/format"
 )
 
 const sess1 = "session_20260301T100000Z_pod-a.jsonl"
@@ -297,14 +299,14 @@ func TestCrashBetweenDeleteAndForget(t *testing.T) {
 
 func TestStatusErrors(t *testing.T) {
 	old := t0.Add(-30 * time.Hour)
-	terminal := JobState{Terminal: true, Status: "COMPLETED", FinishedAt: old}
+	terminal := format.GroupState{Terminal: true, Status: "COMPLETED", FinishedAt: old}
 	t.Run("one job's status fails: that job is kept", func(t *testing.T) {
 		e := newEnv(t)
 		a := e.write("job1", sess1, session(old, old, "completed"), e.now.Add(-30*24*time.Hour))
 		b := e.write("job2", sess1, session(old, old, "completed"), old)
 		e.shipped(a)
 		e.shipped(b)
-		st := fakeStatus{states: map[string]JobState{"job2": terminal},
+		st := fakeStatus{states: map[string]format.GroupState{"job2": terminal},
 			errs: map[string]error{"job1": &StatusError{Source: "journal", Job: "job1", Err: os.ErrPermission}}}
 		r := e.sweep(st)
 		assert.Equal(t, KeepStatusUnavailable, decision(t, r, a).Reason, "even past the max age")
@@ -317,7 +319,7 @@ func TestStatusErrors(t *testing.T) {
 		b := e.write("job2", sess1, session(old, old, "completed"), e.now.Add(-30*24*time.Hour))
 		e.shipped(a)
 		e.shipped(b)
-		st := fakeStatus{states: map[string]JobState{"job2": terminal},
+		st := fakeStatus{states: map[string]format.GroupState{"job2": terminal},
 			errs: map[string]error{"job1": &StatusError{Source: "postgres", Job: "job1", Unreachable: true, Err: errors.New("connection refused")}}}
 		r := e.sweep(st)
 		assert.Equal(t, KeepStatusUnavailable, decision(t, r, a).Reason)
@@ -330,7 +332,7 @@ func TestStatusErrors(t *testing.T) {
 		e := newEnv(t)
 		recent := e.write("job1", sess1, session(old, old, ""), e.now.Add(-2*time.Hour))
 		e.shipped(recent)
-		missing := fakeStatus{states: map[string]JobState{"job1": {Terminal: true, Status: "missing"}}}
+		missing := fakeStatus{states: map[string]format.GroupState{"job1": {Terminal: true, Status: "missing"}}}
 		r := e.sweep(missing)
 		assert.Equal(t, KeepPostTerminal, decision(t, r, recent).Reason)
 		e.now = e.now.Add(23 * time.Hour)
@@ -418,6 +420,6 @@ func TestConfigValidate(t *testing.T) {
 			assert.False(t, ce.Retryable())
 		})
 	}
-	_, err := New(DefaultConfig(), JournalStatus{}, nil, nil, nil)
+	_, err := New(DefaultConfig(), nil, nil, nil, nil)
 	assert.ErrorContains(t, err, "ledger")
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 )
@@ -28,7 +29,7 @@ type sweep struct {
 // job is one job directory as the sweep sees it.
 type job struct {
 	name       string
-	st         JobState
+	st         format.GroupState
 	known      bool      // st was read
 	finishedAt time.Time // st.FinishedAt, or the newest mtime when unknown
 	// busy names a file that keeps a terminal job from being over: one
@@ -91,7 +92,7 @@ func (s *sweep) job(ctx context.Context, name string) {
 	}
 	j := job{name: name}
 	if !s.r.StatusUnavailable {
-		st, err := s.status.Job(ctx, jobDir)
+		st, err := s.groupState(ctx, name, entries)
 		if err != nil {
 			s.statusFailed(err)
 		} else {

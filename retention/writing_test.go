@@ -55,11 +55,11 @@ func (r *liveRig) ship() {
 func (r *liveRig) sweep() *Report {
 	fcfg := finalize.DefaultConfig()
 	fcfg.StaleAfter = r.quiet
-	fin, err := finalize.New(fcfg, r.inst, r.inst.Ledger(), FinalizeStatus{Status: JournalStatus{}})
+	fin, err := finalize.New(fcfg, r.inst, r.inst.Ledger(), nil)
 	require.NoError(r.t, err)
 	cfg := DefaultConfig()
 	cfg.Root, cfg.Log, cfg.PostTerminal, cfg.QuietPeriod = r.root, &strings.Builder{}, 0, r.quiet
-	a, err := New(cfg, JournalStatus{}, fin, r.inst.Ledger(), nil)
+	a, err := New(cfg, nil, fin, r.inst.Ledger(), nil)
 	require.NoError(r.t, err)
 	rep, err := a.Sweep(context.Background())
 	require.NoError(r.t, err)

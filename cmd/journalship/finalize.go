@@ -12,7 +12,6 @@ import (
 
 	"github.com/journalship/journalship/finalize"
 	"github.com/journalship/journalship/output"
-	"github.com/journalship/journalship/retention"
 )
 
 const finalizeAbout = `Accounts for finished journal files: a file whose session ended, whose job
@@ -53,7 +52,7 @@ func finalizePaths(ctx context.Context, get output.Getter, cfg finalize.Config, 
 	if inst.Ledger() == nil {
 		return nil, errors.New("finalize: needs the ledger (Ledger_Path is none)")
 	}
-	f, err := finalize.New(cfg, inst, inst.Ledger(), retention.FinalizeStatus{Status: retention.JournalStatus{}})
+	f, err := finalize.New(cfg, inst, inst.Ledger(), nil)
 	if err != nil {
 		return nil, err
 	}

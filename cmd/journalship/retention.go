@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
-	"github.com/journalship/journalship/format/registry"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/output"
@@ -138,7 +138,7 @@ func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io
 	}
 	o.fin.Metrics, o.fin.Now = shipping, o.cfg.Now
 	o.fin.IdleAfter = o.cfg.MaxAge // a file silent past the max age is finished
-	fin, err := finalize.New(o.fin, inst, inst.Ledger(), retention.FinalizeStatus{Status: status})
+	fin, err := finalize.New(o.fin, inst, inst.Ledger(), status)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func retentionRun(ctx context.Context, get output.Getter, o *retentionOpts, w io
 // shipped, finalized, deleted or forgotten, and no metrics port is taken
 // (a dry run beside a running agent must not fight it for 2022). A ledger
 // that does not exist yet means nothing is shipped yet.
-func retentionDryRun(ctx context.Context, get output.Getter, o *retentionOpts, roots []string, status retention.Status, w io.Writer) error {
+func retentionDryRun(ctx context.Context, get output.Getter, o *retentionOpts, roots []string, status format.GroupStatus, w io.Writer) error {
 	lcfg, err := output.CheckSettings(get)
 	if err != nil {
 		return err
@@ -209,15 +209,13 @@ func sweepOrRun(ctx context.Context, fleet *retention.Fleet, once bool, w io.Wri
 	return err
 }
 
-// buildStatus returns the job status source named by --status.
-func buildStatus(o *retentionOpts) (retention.Status, func(), error) {
+// buildStatus returns the job status source named by --status: nil for
+// the journals themselves (their format's, found with the plugin's Format
+// and Format_Roots).
+func buildStatus(o *retentionOpts) (format.GroupStatus, func(), error) {
 	switch o.status {
 	case "journal":
-		reg, err := registry.New(o.cfg.Formats) // the plugin's Format and Format_Roots
-		if err != nil {
-			return nil, nil, err
-		}
-		return retention.JournalStatus{Formats: reg}, func() {}, nil
+		return nil, func() {}, nil
 	case "postgres":
 		if o.pg.DSN == "" {
 			o.pg.DSN = os.Getenv("JOURNALSHIP_PG_DSN")

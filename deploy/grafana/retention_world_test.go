@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/finalize"
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/retention"
 )
@@ -16,9 +17,9 @@ import (
 // retentionPlan is what the test decides about each job for the sweep, and
 // so what the sweep must do.
 type retentionPlan struct {
-	states        map[string]retention.JobState // by job id
-	agedFile      string                        // a file of an active job made older than the max age
-	deleted       map[string][2]float64         // rule → files, bytes
+	states        map[string]format.GroupState // by job id
+	agedFile      string                       // a file of an active job made older than the max age
+	deleted       map[string][2]float64        // rule → files, bytes
 	dirsDeleted   int
 	kept          map[string]float64 // reason → files
 	sweepEnd      time.Time
@@ -26,9 +27,9 @@ type retentionPlan struct {
 }
 
 // planStatus is the test's job status source.
-type planStatus map[string]retention.JobState
+type planStatus map[string]format.GroupState
 
-func (p planStatus) Job(_ context.Context, jobDir string) (retention.JobState, error) {
+func (p planStatus) Group(_ context.Context, jobDir string) (format.GroupState, error) {
 	return p[filepath.Base(jobDir)], nil
 }
 
@@ -53,7 +54,7 @@ func startRetentionMetrics(t *testing.T, addr string) *retention.Metrics {
 func (w *world) sweep(t *testing.T, sh *shipping, m *retention.Metrics) {
 	t.Helper()
 	now := time.Now()
-	p := retentionPlan{states: map[string]retention.JobState{}, deleted: map[string][2]float64{}, kept: map[string]float64{}}
+	p := retentionPlan{states: map[string]format.GroupState{}, deleted: map[string][2]float64{}, kept: map[string]float64{}}
 	filesOf := map[string][]string{}
 	for _, f := range w.files(func(f *sample.File) bool { return f.JobID != "" }) {
 		filesOf[f.JobID] = append(filesOf[f.JobID], w.path(f))
@@ -61,16 +62,16 @@ func (w *world) sweep(t *testing.T, sh *shipping, m *retention.Metrics) {
 	for i, job := range w.jobIDs() {
 		switch i % 4 {
 		case 1:
-			p.states[job] = retention.JobState{Terminal: true, Status: "completed", FinishedAt: now.Add(-48 * time.Hour)}
+			p.states[job] = format.GroupState{Terminal: true, Status: "completed", FinishedAt: now.Add(-48 * time.Hour)}
 			p.dirsDeleted++
 			for _, f := range filesOf[job] {
 				p.add(t, retention.RuleJobTerminal, f)
 			}
 		case 3:
-			p.states[job] = retention.JobState{Terminal: true, Status: "failed", FinishedAt: now.Add(-time.Hour)}
+			p.states[job] = format.GroupState{Terminal: true, Status: "failed", FinishedAt: now.Add(-time.Hour)}
 			p.kept[retention.KeepPostTerminal] += float64(len(filesOf[job]))
 		default:
-			p.states[job] = retention.JobState{Status: "RUNNING"}
+			p.states[job] = format.GroupState{Status: "RUNNING"}
 			files := filesOf[job]
 			if i == 0 {
 				p.agedFile = files[0]
@@ -92,7 +93,7 @@ func (w *world) sweep(t *testing.T, sh *shipping, m *retention.Metrics) {
 	fcfg := finalize.DefaultConfig()
 	fcfg.Metrics = sh.set
 	inst := sh.insts[tenantAcme]
-	fin, err := finalize.New(fcfg, inst, inst.Ledger(), retention.FinalizeStatus{Status: planStatus(p.states)})
+	fin, err := finalize.New(fcfg, inst, inst.Ledger(), planStatus(p.states))
 	if err != nil {
 		t.Fatal(err)
 	}

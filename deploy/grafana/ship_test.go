@@ -18,7 +18,6 @@ import (
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/output"
-	"github.com/journalship/journalship/retention"
 )
 
 // injected are the answers the proxy gives to the first pushes, and the
@@ -112,7 +111,7 @@ func (sh *shipping) newFinalizers(t *testing.T) {
 		cfg := finalize.DefaultConfig()
 		cfg.StaleAfter, cfg.IdleAfter, cfg.Metrics = 0, time.Minute, sh.set
 		inst := sh.insts[tenant]
-		f, err := finalize.New(cfg, inst, inst.Ledger(), retention.FinalizeStatus{Status: retention.JournalStatus{}})
+		f, err := finalize.New(cfg, inst, inst.Ledger(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

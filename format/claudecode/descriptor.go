@@ -12,6 +12,7 @@ var Descriptor = format.Descriptor{
 	Runtime: "Claude Code CLI and Agent SDK transcripts, one per session and subagent",
 	Doc:     "docs/formats/claude-code.md",
 	New:     func(format.Options) (format.Format, error) { return NewWith(DefaultConfig()) },
+	End:     format.EndQuiet,
 	Deploy: format.Deploy{
 		Root:  "/data/claude/projects",
 		Paths: []string{"*/*.jsonl", "*/*/subagents/agent-*.jsonl"},

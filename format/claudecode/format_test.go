@@ -13,7 +13,6 @@ var (
 	_ format.State      = (*State)(nil)
 	_ format.SideFiles  = (*State)(nil)
 	_ format.SessionDir = (*Format)(nil)
-	_ format.QuietEnd   = (*Format)(nil)
 )
 
 func TestConfig(t *testing.T) {

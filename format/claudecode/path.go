@@ -158,11 +158,6 @@ func (*Format) SessionDir(path string) (string, bool) {
 	return strings.TrimSuffix(path, ".jsonl"), true
 }
 
-// EndsQuietly implements format.QuietEnd: Claude Code writes no end
-// record; a session is over once idle and quiet (docs/formats/claude-code.md,
-// When a session is over).
-func (*Format) EndsQuietly() {}
-
 // Refuses implements format.Refuser: files Claude Code never writes as a
 // transcript, whatever their first line (a Go pkg/session store's
 // transcript.jsonl starts with an SDK system line, as a stream-json

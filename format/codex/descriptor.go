@@ -12,6 +12,7 @@ var Descriptor = format.Descriptor{
 	Runtime: "OpenAI Codex CLI rollouts, one per session",
 	Doc:     "docs/formats/codex.md",
 	New:     func(format.Options) (format.Format, error) { return NewWith(DefaultConfig()) },
+	End:     format.EndQuiet,
 	Deploy: format.Deploy{
 		Root: "/data/codex",
 		// Not archived_sessions/: codex archive moves a rollout there, and

@@ -157,8 +157,3 @@ func (*Format) NewJudge() format.Judge { return &judge{} }
 
 // NewState implements format.Format.
 func (f *Format) NewState(p format.Path) format.State { return newState(&f.cfg, p) }
-
-// EndsQuietly implements format.QuietEnd: Codex writes no end record; a
-// session is over once idle and quiet (docs/formats/codex.md, When a
-// session is over).
-func (*Format) EndsQuietly() {}

@@ -14,7 +14,6 @@ import (
 var (
 	_ format.Format     = (*Format)(nil)
 	_ format.State      = (*State)(nil)
-	_ format.QuietEnd   = (*Format)(nil)
 	_ format.Refuser    = (*Format)(nil)
 	_ format.Withdrawer = (*State)(nil)
 )

@@ -10,7 +10,6 @@ package cortex
 
 import (
 	"path/filepath"
-	"strings"
 
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
@@ -65,7 +64,7 @@ func (*Format) Claim(path string) (format.Path, bool) {
 	pi := parsePath(path)
 	p := format.Path{Format: Name, JobID: pi.JobID, Pod: pi.Pod, Started: pi.SessionStart,
 		Group: filepath.Dir(path), Problem: pi.Problem}
-	return p, strings.HasPrefix(base, "session_") && strings.HasSuffix(base, ".jsonl")
+	return p, IsSessionFile(base)
 }
 
 var sniffPaths = integrity.MustPaths("type", "job_id")

@@ -13,6 +13,7 @@ var Descriptor = format.Descriptor{
 	Runtime: "Go pkg/session stores (Goat): a session directory's messages and transcript",
 	Doc:     "docs/formats/go-session.md",
 	New:     func(format.Options) (format.Format, error) { return NewWith(DefaultConfig()) },
+	End:     format.EndBeside,
 	Deploy: format.Deploy{
 		Root:  "/data/go-session",
 		Paths: []string{"*/messages.jsonl", "*/transcript.jsonl"},

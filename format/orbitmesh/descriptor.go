@@ -9,6 +9,7 @@ var Descriptor = format.Descriptor{
 	Runtime: "OrbitMesh session message logs, one per session",
 	Doc:     "docs/formats/orbitmesh.md",
 	New:     func(o format.Options) (format.Format, error) { return NewWith(Config{Now: o.Now}) },
+	End:     format.EndBeside,
 	Deploy: format.Deploy{
 		Root:  "/data/orbitmesh",
 		Paths: []string{"sessions/*.messages.jsonl"},

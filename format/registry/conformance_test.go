@@ -100,6 +100,26 @@ func TestConformanceDetection(t *testing.T) {
 	})
 }
 
+// TestConformanceGroups: a journal whose sessions share its directory (a
+// group that ends as one, Path.Group the directory) is of a format that
+// reads the group's state from its journals (format.GroupEnder), which
+// answers for that directory.
+func TestConformanceGroups(t *testing.T) {
+	eachFormat(t, func(t *testing.T, c *conformanceCorpus) {
+		for _, f := range c.corpus.Files {
+			path := c.path(f)
+			d := c.reg.Detect(path, lines(f)[0])
+			if d.Path.Group != filepath.Dir(path) {
+				continue
+			}
+			ge, ok := c.format.(format.GroupEnder)
+			require.True(t, ok, "%s: grouped by its directory, so its format is a format.GroupEnder", f.Rel)
+			_, err := ge.GroupEnd(d.Path.Group)
+			assert.NoError(t, err, f.Rel)
+		}
+	})
+}
+
 // TestConformanceJudgeAllocatesNothing: once its buffers have grown,
 // judging a line allocates nothing (a state's own growth aside: judged
 // without one).

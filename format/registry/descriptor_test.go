@@ -37,7 +37,11 @@ func TestDescriptorsDeclareEverything(t *testing.T) {
 		for _, s := range d.Settings {
 			assert.NotEmpty(t, s.Help, "%s: %s", d.Name, s.Name)
 		}
+		_, beside := f.(format.EndsBeside)
+		assert.Equal(t, beside, d.End == format.EndBeside, "%s: End %s, and EndsBeside implemented: %v", d.Name, d.End, beside)
+		assert.Equal(t, d.End, EndOf(d.Name))
 	}
+	assert.Equal(t, format.EndLine, EndOf(Unknown.Name()))
 	var names []string
 	for _, f := range All() {
 		names = append(names, f.Name())

@@ -21,6 +21,23 @@ import (
 // order.
 func Descriptors() []format.Descriptor { return slices.Clone(descriptors) }
 
+// Describe returns the descriptor of the registered format name; ok is
+// false for any other name (the fallback's included).
+func Describe(name string) (d format.Descriptor, ok bool) {
+	i := slices.IndexFunc(descriptors, func(d format.Descriptor) bool { return d.Name == name })
+	if i < 0 {
+		return format.Descriptor{}, false
+	}
+	return descriptors[i], true
+}
+
+// EndOf returns how the format named name ends a session (EndLine for a
+// name not registered).
+func EndOf(name string) format.End {
+	d, _ := Describe(name)
+	return d.End
+}
+
 // descriptors are the registered descriptors, sorted once by Order.
 var descriptors = func() []format.Descriptor {
 	ds := slices.Clone(registered)

@@ -1,0 +1,268 @@
+package verdict
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/journalship/journalship/audit"
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/registry"
+	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/journalfile"
+)
+
+// Config tunes the verdict.
+type Config struct {
+	// Quiet is how long a file judged from outside its own lines (a newer
+	// session beside it, its group terminal, an idle session of a format
+	// that writes no end, a partial last line) must stay unchanged before
+	// it is finished: a runtime may still append to it. It is also how
+	// long an idle session of a format that writes no end must stay quiet
+	// to be over. Default 10m.
+	Quiet time.Duration
+	// Idle, when positive, takes a file unchanged this long for finished
+	// whatever it says (a writer that stopped exactly at a line's end and
+	// never came back). 0, the default, turns the rule off.
+	Idle time.Duration
+	// Audit judges whole files.
+	Audit audit.Config
+	// Now is the clock.
+	Now func() time.Time
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{Quiet: 10 * time.Minute, Audit: audit.DefaultConfig(), Now: time.Now}
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if c.Quiet < 0 || c.Idle < 0 || c.Now == nil {
+		return errors.New("verdict: quiet >= 0, idle >= 0 and a clock are required")
+	}
+	return c.Audit.Validate()
+}
+
+// Need says how much a caller needs to know.
+type Need uint8
+
+// The needs.
+const (
+	// NeedFinished: whether the file is finished; the session's facts
+	// only where a rule judged the whole file.
+	NeedFinished Need = iota
+	// NeedSession: the session's facts too, the whole file judged.
+	NeedSession
+)
+
+// Verdict is what is known of one journal's end.
+type Verdict struct {
+	// Finished: no more lines are expected; Why names the rule (the
+	// sentences of the rules in the package's doc), or is "".
+	Finished bool
+	Why      string
+	// Judged: the whole file was judged, and the fields below are known.
+	Judged bool
+	// Over: the session or run has ended (for a format that writes no
+	// end: it is idle and stayed quiet). Terminal: for good, not a pause.
+	Over, Terminal bool
+	// When is when the session ended as retention counts it, once Over:
+	// the file's last write, or for a format that writes no end the last
+	// write plus Quiet.
+	When time.Time
+	// EndReason is how it ended, State the state derived from its lines,
+	// Open what it leaves unanswered (sentences).
+	EndReason, State string
+	Open             []string
+}
+
+// The rules, as Why names them.
+const (
+	WhyEnded       = "session ended"
+	WhyNewer       = "a newer session file stands beside it"
+	WhyGroupEnded  = "job is terminal"
+	whyIdlePrefix  = "session idle and unchanged for "
+	whyTornPrefix  = "partial last line unchanged for "
+	whyStillPrefix = "unchanged for "
+)
+
+// Judge gives verdicts. It is safe for concurrent use.
+type Judge struct {
+	cfg    Config
+	groups format.GroupStatus
+}
+
+// New returns a Judge. groups, when not nil, answers for every group
+// directory instead of its format's journals (format.GroupEnder).
+func New(cfg Config, groups format.GroupStatus) (*Judge, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Judge{cfg: cfg, groups: groups}, nil
+}
+
+// Config returns the judge's configuration.
+func (j *Judge) Config() Config { return j.cfg }
+
+// File is Of with the file's tail read now.
+func (j *Judge) File(ctx context.Context, path string, fm format.Format, need Need) (Verdict, journalfile.Tail, error) {
+	t, err := journalfile.ReadTail(path, 1<<20)
+	if err != nil {
+		return Verdict{}, t, err
+	}
+	v, err := j.Of(ctx, path, fm, t, need)
+	return v, t, err
+}
+
+// Of returns the verdict on the journal at path, of format fm, whose tail
+// t was just read (journalfile.ReadTail).
+func (j *Judge) Of(ctx context.Context, path string, fm format.Format, t journalfile.Tail, need Need) (Verdict, error) {
+	var v Verdict
+	if need == NeedSession {
+		if err := j.judge(&v, path, fm, t.ModTime); err != nil {
+			return v, err
+		}
+	}
+	why, err := j.finished(ctx, &v, path, fm, t)
+	v.Finished, v.Why = why != "", why
+	return v, err
+}
+
+// finished returns the rule that makes the file finished, or "".
+//
+// Only a file that says so itself (its last line ends the session) is
+// finished while it may still change. The rules that judge a file from
+// outside (a newer session beside it, its group terminal) also need it
+// quiet, unchanged for Quiet: a runtime may keep appending to an older
+// session after a newer one started, or after another session of the job
+// ended, and a file finished (and then deleted) under a writer loses
+// every line appended after.
+func (j *Judge) finished(ctx context.Context, v *Verdict, path string, fm format.Format, t journalfile.Tail) (string, error) {
+	if len(t.Partial) == 0 && j.ends(v, path, fm, t) {
+		return WhyEnded, nil
+	}
+	if j.cfg.Now().Sub(t.ModTime) < j.cfg.Quiet {
+		return "", nil // still being written, whatever stands beside it
+	}
+	if newerSessionBeside(path, fm) {
+		return WhyNewer, nil
+	}
+	if registry.EndOf(fm.Name()) == format.EndQuiet && j.over(v, path, fm, t.ModTime) {
+		return whyIdlePrefix + j.cfg.Quiet.String(), nil
+	}
+	if p, ok := fm.Claim(path); ok && p.Group == filepath.Dir(path) {
+		st, err := j.Group(ctx, p.Group, fm)
+		if err != nil {
+			return "", err
+		}
+		if st.Terminal {
+			return WhyGroupEnded, nil
+		}
+	}
+	if len(t.Partial) > 0 {
+		return whyTornPrefix + j.cfg.Quiet.String(), nil
+	}
+	if j.cfg.Idle > 0 && j.cfg.Now().Sub(t.ModTime) >= j.cfg.Idle {
+		return whyStillPrefix + j.cfg.Idle.String(), nil
+	}
+	return "", nil
+}
+
+// ends tells whether the file's last line ends its session or run, by the
+// file's format (its judge sets Event.Ends), or, for a format that writes
+// the end beside the journal, whether its side files say a run ended. A
+// format that derives the end from every line (ScopeAllLines), or from
+// side files, must also say so over the whole file.
+func (j *Judge) ends(v *Verdict, path string, fm format.Format, t journalfile.Tail) bool {
+	p, _ := fm.Claim(path)
+	var ev format.Event
+	fm.NewJudge().Judge(t.Last, fm.NewState(p), integrity.NewArena(len(t.Last)+64), &ev)
+	if !ev.Ends {
+		eb, ok := fm.(format.EndsBeside)
+		if !ok || registry.EndOf(fm.Name()) != format.EndBeside || !eb.EndWritten(path) {
+			return false
+		}
+	} else if fm.Scope() == format.ScopeFirstLine {
+		return true
+	}
+	return j.over(v, path, fm, t.ModTime)
+}
+
+// over judges the whole file (once) and tells whether its session is
+// over.
+func (j *Judge) over(v *Verdict, path string, fm format.Format, mtime time.Time) bool {
+	if !v.Judged && j.judge(v, path, fm, mtime) != nil {
+		return false
+	}
+	return v.Over
+}
+
+// judge fills v's session facts from the whole file.
+func (j *Judge) judge(v *Verdict, path string, fm format.Format, mtime time.Time) error {
+	rep, err := audit.FileAs(path, j.cfg.Audit, fm)
+	if err != nil {
+		return err
+	}
+	s := Session(rep, fm, mtime, j.cfg.Quiet)
+	s.Finished, s.Why = v.Finished, v.Why
+	*v = s
+	return nil
+}
+
+// Session is the verdict on a session from the audit of its whole file,
+// rep, of format fm, last written at mtime; quiet is how long an idle
+// session of a format that writes no end must stay quiet to be over.
+// Finished and Why are left for the rules.
+func Session(rep audit.Report, fm format.Format, mtime time.Time, quiet time.Duration) Verdict {
+	v := Verdict{Judged: true, Over: rep.SessionEnded, Terminal: rep.SessionEnded && rep.Terminal,
+		EndReason: rep.EndReason, State: rep.State, Open: rep.Unfinished}
+	if v.Over {
+		v.When = mtime
+		if registry.EndOf(fm.Name()) == format.EndQuiet {
+			v.When = mtime.Add(quiet) // no end record: over once quiet
+		}
+	}
+	return v
+}
+
+// Group returns the state of the group whose directory is dir, of format
+// fm: the configured GroupStatus's, else the format's own
+// (format.GroupEnder). A format whose groups are not directories has no
+// group state: the zero GroupState.
+func (j *Judge) Group(ctx context.Context, dir string, fm format.Format) (format.GroupState, error) {
+	if j.groups != nil {
+		return j.groups.Group(ctx, dir)
+	}
+	if ge, ok := fm.(format.GroupEnder); ok {
+		return ge.GroupEnd(dir)
+	}
+	return format.GroupState{}, nil
+}
+
+// newerSessionBeside tells whether the file's group directory (a Cortex
+// Plane job directory) holds another journal of the same format whose path
+// says it started later. A format whose group is the file itself, or whose
+// path says no start, has no "newer session beside it".
+func newerSessionBeside(path string, fm format.Format) bool {
+	p, ok := fm.Claim(path)
+	dir := filepath.Dir(path)
+	if !ok || p.Started.IsZero() || p.Group != dir {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || e.Name() == filepath.Base(path) {
+			continue
+		}
+		if q, ok := fm.Claim(filepath.Join(dir, e.Name())); ok && q.Started.After(p.Started) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,176 @@
+package verdict
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/journalship/journalship/audit"
+	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/registry"
+	"github.com/journalship/journalship/internal/sample/kinds"
+	"github.com/journalship/journalship/journalfile"
+)
+
+// judgeAt returns a judge whose clock reads now, with groups.
+func judgeAt(t *testing.T, now time.Time, groups format.GroupStatus) *Judge {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Now = func() time.Time { return now }
+	j, err := New(cfg, groups)
+	require.NoError(t, err)
+	return j
+}
+
+func TestConfig(t *testing.T) {
+	require.NoError(t, DefaultConfig().Validate())
+	for _, bad := range []func(*Config){
+		func(c *Config) { c.Quiet = -1 },
+		func(c *Config) { c.Idle = -1 },
+		func(c *Config) { c.Now = nil },
+		func(c *Config) { c.Audit.FileSizeAlert = 0 },
+	} {
+		c := DefaultConfig()
+		bad(&c)
+		_, err := New(c, nil)
+		assert.Error(t, err)
+	}
+}
+
+// TestEveryFormatsCorpus: on every registered format's generated corpus,
+// the verdict keeps its promises whatever the format. A file is never
+// finished while it is being written unless its own lines end it, and
+// then its session is over. Once quiet, an over session of a format
+// that writes no end is finished, and over from Quiet after its last
+// write; any other over session from its last write. The session's
+// facts are the audit's.
+func TestEveryFormatsCorpus(t *testing.T) {
+	ctx := context.Background()
+	reg, err := registry.New(registry.DefaultConfig())
+	require.NoError(t, err)
+	for _, d := range registry.Descriptors() {
+		t.Run(d.Name, func(t *testing.T) {
+			k, ok := kinds.Lookup(d.Name)
+			require.True(t, ok)
+			c, err := k.Fixture()
+			require.NoError(t, err)
+			root := filepath.Join(t.TempDir(), k.DemoRoot)
+			require.NoError(t, c.WriteTo(root))
+			overs := 0
+			for _, f := range c.Files {
+				path := filepath.Join(root, filepath.FromSlash(f.Rel))
+				fm := reg.Detect(path, nil).Format
+				require.Equal(t, d.Name, fm.Name(), f.Rel)
+				tail, err := journalfile.ReadTail(path, 1<<20)
+				require.NoError(t, err)
+
+				fresh, err := judgeAt(t, tail.ModTime, nil).Of(ctx, path, fm, tail, NeedSession)
+				require.NoError(t, err)
+				rep, err := audit.FileAs(path, audit.DefaultConfig(), fm)
+				require.NoError(t, err)
+				assert.True(t, fresh.Judged, f.Rel)
+				assert.Equal(t, rep.SessionEnded, fresh.Over, f.Rel)
+				assert.Equal(t, rep.SessionEnded && rep.Terminal, fresh.Terminal, f.Rel)
+				assert.Equal(t, rep.Unfinished, fresh.Open, f.Rel)
+				if fresh.Finished {
+					assert.Equal(t, WhyEnded, fresh.Why, "%s: finished while written only by its own end", f.Rel)
+					assert.True(t, fresh.Over, f.Rel)
+				}
+
+				quiet := tail.ModTime.Add(DefaultConfig().Quiet)
+				later, err := judgeAt(t, quiet, nil).Of(ctx, path, fm, tail, NeedFinished)
+				require.NoError(t, err)
+				if !fresh.Over {
+					continue
+				}
+				overs++
+				if d.End == format.EndQuiet {
+					assert.True(t, later.Finished, "%s: idle and quiet", f.Rel)
+					assert.Equal(t, quiet, fresh.When, f.Rel)
+				} else {
+					assert.Equal(t, tail.ModTime, fresh.When, f.Rel)
+				}
+			}
+			assert.Positive(t, overs, "the corpus has a session that is over")
+		})
+	}
+}
+
+// TestGroupRuleOnlyForGroups: a job status source's "terminal" finishes a
+// quiet journal whose sessions share a directory that ends as one (a
+// Cortex Plane job), never a journal that is its own group, whatever the
+// source says of its directory.
+func TestGroupRuleOnlyForGroups(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-time.Hour)
+	root := t.TempDir()
+	cortexFile := write(t, filepath.Join(root, "sessions", "job1", "session_20260301T100000Z_p.jsonl"),
+		`{"type":"SESSION_START","timestamp":"2026-03-01T10:00:00.000Z","job_id":"job1","session_id":"s","seq":0,"agent_id":"a"}`+"\n", old)
+	codeliaFile := write(t, filepath.Join(root, "codelia", "sessions", "2026", "03", "01", "run1.jsonl"),
+		`{"type":"header","schema_version":1,"run_id":"run1","session_id":"s","started_at":"2026-03-01T10:00:00.000Z"}`+"\n", old)
+	reg, err := registry.New(registry.DefaultConfig())
+	require.NoError(t, err)
+	terminal := fixedGroups{Terminal: true, Status: "COMPLETED"}
+	for _, c := range []struct {
+		path, format string
+		groups       format.GroupStatus
+		why          string
+	}{
+		{cortexFile, "cortex", terminal, WhyGroupEnded},
+		{cortexFile, "cortex", nil, ""}, // its journal has not ended
+		{codeliaFile, "codelia", terminal, ""},
+	} {
+		fm := reg.Detect(c.path, nil).Format
+		require.Equal(t, c.format, fm.Name())
+		v, _, err := judgeAt(t, now, c.groups).File(ctx, c.path, fm, NeedFinished)
+		require.NoError(t, err)
+		assert.Equal(t, c.why, v.Why, c.path)
+		assert.Equal(t, c.why != "", v.Finished, c.path)
+	}
+	// Still written: the job's end does not finish it.
+	v, _, err := judgeAt(t, old.Add(time.Minute), terminal).File(ctx, cortexFile, reg.Lookup("cortex"), NeedFinished)
+	require.NoError(t, err)
+	assert.False(t, v.Finished)
+}
+
+// TestGroupFromTheJournalsOrTheSource: a group's state comes from the
+// configured source when there is one, else from its format's journals,
+// and a format without groups has none.
+func TestGroupFromTheJournalsOrTheSource(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "job1")
+	write(t, filepath.Join(dir, "session_20260301T100000Z_p.jsonl"),
+		`{"type":"SESSION_END","timestamp":"2026-03-01T11:00:00.000Z","job_id":"job1","session_id":"s","seq":3,"reason":"completed","total_events":4}`+"\n", time.Now())
+	cortex := registry.Lookup("cortex")
+	st, err := judgeAt(t, time.Now(), nil).Group(ctx, dir, cortex)
+	require.NoError(t, err)
+	assert.True(t, st.Terminal)
+	assert.Equal(t, "completed", st.Status)
+	st, err = judgeAt(t, time.Now(), fixedGroups{Status: "RUNNING"}).Group(ctx, dir, cortex)
+	require.NoError(t, err)
+	assert.Equal(t, format.GroupState{Status: "RUNNING"}, st)
+	st, err = judgeAt(t, time.Now(), nil).Group(ctx, dir, registry.Lookup("codelia"))
+	require.NoError(t, err)
+	assert.Equal(t, format.GroupState{}, st)
+}
+
+type fixedGroups format.GroupState
+
+func (g fixedGroups) Group(context.Context, string) (format.GroupState, error) {
+	return format.GroupState(g), nil
+}
+
+// write writes content at path with mtime.
+func write(t *testing.T, path, content string, mtime time.Time) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	require.NoError(t, os.Chtimes(path, mtime, mtime))
+	return path
+}
