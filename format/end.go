@@ -2,6 +2,7 @@ package format
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -67,3 +68,27 @@ type GroupStatus interface {
 	// Group returns the state of the group whose directory is dir.
 	Group(ctx context.Context, dir string) (GroupState, error)
 }
+
+// GroupError is a failure to learn a group's state. When Unreachable is
+// true the source as a whole is unusable (a database that cannot be
+// reached, a query the database refuses): retention then deletes nothing
+// more in its sweep. Otherwise only that group is kept.
+type GroupError struct {
+	Source      string // "journal", "postgres"
+	Group       string // the group's directory
+	Unreachable bool
+	Err         error
+}
+
+func (e *GroupError) Error() string {
+	if e.Group == "" {
+		return fmt.Sprintf("%s status: %v", e.Source, e.Err)
+	}
+	return fmt.Sprintf("%s status of %s: %v", e.Source, e.Group, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *GroupError) Unwrap() error { return e.Err }
+
+// Retryable is true: a source that failed may answer next time.
+func (e *GroupError) Retryable() bool { return true }

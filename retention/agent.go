@@ -46,7 +46,7 @@ type Agent struct {
 }
 
 // New returns an Agent. groups, when not nil, says whether a job is
-// terminal instead of its journals (PGStatus). fin may be nil only for a
+// terminal instead of its journals (the job database, jobdb.Status). fin may be nil only for a
 // dry run; m nil gets a fresh Metrics.
 func New(cfg Config, groups format.GroupStatus, fin Finalizer, l Ledger, m *Metrics) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {

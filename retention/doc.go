@@ -31,8 +31,8 @@
 // verdict), the same the finalizer asks. A job, a directory of sessions
 // that ends as one (Cortex Plane), is terminal by its format's journals
 // (format.GroupEnder: its latest session's last line), or by a
-// format.GroupStatus given to New: [PGStatus] queries PostgreSQL as the
-// seed's cleanup cron does.
+// format.GroupStatus given to New: package format/cortex/jobdb queries
+// its PostgreSQL database as the format's cleanup cron does.
 //
 // Safety: the root must be an absolute directory other than "/", and is
 // opened with [os.OpenRoot], so no operation can leave it even through a

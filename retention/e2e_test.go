@@ -19,6 +19,7 @@ import (
 	"github.com/journalship/journalship/finalize"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
+	"github.com/journalship/journalship/internal/pgproc"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/gosession"
@@ -474,5 +475,5 @@ func (rig *e2eRig) deadLetteredTails() (map[string]bool, []string) {
 
 // deadLoopback returns a loopback address nothing listens on.
 func deadLoopback(t *testing.T) string {
-	return "127.0.0.1:" + strconv.Itoa(freePort(t))
+	return "127.0.0.1:" + strconv.Itoa(pgproc.FreePort(t))
 }

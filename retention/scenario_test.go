@@ -307,7 +307,7 @@ func TestStatusErrors(t *testing.T) {
 		e.shipped(a)
 		e.shipped(b)
 		st := fakeStatus{states: map[string]format.GroupState{"job2": terminal},
-			errs: map[string]error{"job1": &StatusError{Source: "journal", Job: "job1", Err: os.ErrPermission}}}
+			errs: map[string]error{"job1": &format.GroupError{Source: "journal", Group: "job1", Err: os.ErrPermission}}}
 		r := e.sweep(st)
 		assert.Equal(t, KeepStatusUnavailable, decision(t, r, a).Reason, "even past the max age")
 		assert.True(t, decision(t, r, b).Delete)
@@ -320,7 +320,7 @@ func TestStatusErrors(t *testing.T) {
 		e.shipped(a)
 		e.shipped(b)
 		st := fakeStatus{states: map[string]format.GroupState{"job2": terminal},
-			errs: map[string]error{"job1": &StatusError{Source: "postgres", Job: "job1", Unreachable: true, Err: errors.New("connection refused")}}}
+			errs: map[string]error{"job1": &format.GroupError{Source: "postgres", Group: "job1", Unreachable: true, Err: errors.New("connection refused")}}}
 		r := e.sweep(st)
 		assert.Equal(t, KeepStatusUnavailable, decision(t, r, a).Reason)
 		assert.Equal(t, KeepStatusUnavailable, decision(t, r, b).Reason)

@@ -10,7 +10,7 @@ import (
 )
 
 // Pinger is implemented by status sources that can be checked once per
-// sweep before any decision is made (PGStatus). A failing Ping means the
+// sweep before any decision is made (the job database, jobdb.Status). A failing Ping means the
 // sweep deletes nothing.
 type Pinger interface {
 	Ping(ctx context.Context) error
@@ -37,9 +37,9 @@ func (s *sweep) groupState(ctx context.Context, name string, entries []os.DirEnt
 		return format.GroupState{Status: "no session file"}, nil
 	}
 	st, err := s.verdict.Group(ctx, dir, fm)
-	var se *StatusError
+	var se *format.GroupError
 	if err != nil && !errors.As(err, &se) {
-		err = &StatusError{Source: "journal", Job: dir, Err: err}
+		err = &format.GroupError{Source: "journal", Group: dir, Err: err}
 	}
 	return st, err
 }

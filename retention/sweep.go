@@ -66,7 +66,7 @@ func (s *sweep) fail(op string, format string, args ...any) {
 
 func (s *sweep) statusFailed(err error) {
 	s.r.Errors++
-	var se *StatusError
+	var se *format.GroupError
 	source := "unknown"
 	if errors.As(err, &se) {
 		source = se.Source

@@ -14,6 +14,7 @@ import (
 
 	"github.com/journalship/journalship/finalize"
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/cortex/jobdb"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/output"
@@ -25,7 +26,7 @@ type retentionOpts struct {
 	cfg         retention.Config
 	roots       string // --root: comma-separated
 	fin         finalize.Config
-	pg          retention.PGConfig
+	pg          jobdb.Config
 	status      string
 	once        bool
 	metricsAddr string
@@ -47,7 +48,7 @@ nothing at all: no ledger, no dead-letter file, no deletion.`
 
 func retentionFlags(fs *flag.FlagSet) (output.Getter, *retentionOpts) {
 	get := settingFlags(fs, map[string]string{"Metrics_Address": "127.0.0.1:2022"})
-	o := &retentionOpts{cfg: retention.DefaultConfig(), fin: finalize.DefaultConfig(), pg: retention.DefaultPGConfig()}
+	o := &retentionOpts{cfg: retention.DefaultConfig(), fin: finalize.DefaultConfig(), pg: jobdb.DefaultConfig()}
 	o.fin.Backfill.MaxElapsed = 30 * time.Second
 	o.roots = o.cfg.Root
 	fs.StringVar(&o.roots, "root", o.roots, "sessions roots, comma-separated: <root>/<job_id>/*.jsonl, or a runtime's tree of one file per run (absolute, spelled as tail reports paths)")
@@ -220,7 +221,7 @@ func buildStatus(o *retentionOpts) (format.GroupStatus, func(), error) {
 		if o.pg.DSN == "" {
 			o.pg.DSN = os.Getenv("JOURNALSHIP_PG_DSN")
 		}
-		pg, err := retention.NewPGStatus(o.pg)
+		pg, err := jobdb.New(o.pg)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,8 +1,12 @@
-package retention
+// Package jobdb reads Cortex Plane job states from its PostgreSQL
+// database: a format.GroupStatus the verdict asks instead of the jobs'
+// journals (journalship retention --status postgres).
+package jobdb
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,22 +17,22 @@ import (
 	"github.com/journalship/journalship/format"
 )
 
-// DefaultPGQuery reads a job's status and finished_at by id. status::text
+// DefaultQuery reads a job's status and finished_at by id. status::text
 // lets the column be an enum; finished_at may be NULL.
-const DefaultPGQuery = "SELECT status::text, finished_at FROM job WHERE id = $1"
+const DefaultQuery = "SELECT status::text, finished_at FROM job WHERE id = $1"
 
 // DefaultTerminalStatuses are the seed's terminal job states (compared
 // case-insensitively).
 var DefaultTerminalStatuses = []string{"COMPLETED", "FAILED", "CANCELLED"}
 
-// PGConfig says how to ask PostgreSQL for job states.
-type PGConfig struct {
+// Config says how to ask PostgreSQL for job states.
+type Config struct {
 	// DSN is a libpq connection string or URL
 	// (postgres://user@host:5432/db?sslmode=...). Required.
 	DSN string
 	// Query takes the job id (the job directory's name) as $1 and returns
 	// one row of (status text, finished_at timestamptz NULL). Default
-	// DefaultPGQuery.
+	// DefaultQuery.
 	Query string
 	// TerminalStatuses are the status values that mean the job is over.
 	// Default COMPLETED, FAILED, CANCELLED.
@@ -37,13 +41,13 @@ type PGConfig struct {
 	Timeout time.Duration
 }
 
-// DefaultPGConfig returns the defaults (DSN is left empty).
-func DefaultPGConfig() PGConfig {
-	return PGConfig{Query: DefaultPGQuery, TerminalStatuses: append([]string(nil), DefaultTerminalStatuses...), Timeout: 10 * time.Second}
+// DefaultConfig returns the defaults (DSN is left empty).
+func DefaultConfig() Config {
+	return Config{Query: DefaultQuery, TerminalStatuses: append([]string(nil), DefaultTerminalStatuses...), Timeout: 10 * time.Second}
 }
 
 // Validate checks the configuration; the error is a *ConfigError.
-func (c PGConfig) Validate() error {
+func (c Config) Validate() error {
 	switch {
 	case c.DSN == "":
 		return &ConfigError{"pg-dsn", "", "a PostgreSQL connection string is required with --status postgres"}
@@ -85,32 +89,32 @@ func redact(dsn string) string {
 	return strings.Join(fields, " ")
 }
 
-// PGStatus reads job states from PostgreSQL, as the format's cleanup cron (docs/formats/cortex-plane.md, section 5)
+// Status reads job states from PostgreSQL, as the format's cleanup cron (docs/formats/cortex-plane.md, section 5)
 // does. A job missing from the table counts as deleted: terminal, with
 // finished_at unknown (the agent then counts PostTerminal from the newest
 // file's mtime, so a job row that is missing by mistake — a wrong DSN or a
 // row not yet committed — still leaves a day's grace). A directory name the
 // id column cannot hold (e.g. not a UUID) is such a missing job. Any other
-// error (connection, refused query) is a *StatusError with Unreachable set.
+// error (connection, refused query) is a *format.GroupError with Unreachable set.
 //
 // One connection is kept and re-opened after a failure. Safe for
 // concurrent use.
-type PGStatus struct {
-	cfg  PGConfig
+type Status struct {
+	cfg  Config
 	mu   sync.Mutex
 	conn *pgx.Conn
 }
 
-// NewPGStatus validates cfg; it connects lazily, on the first Ping or Job.
-func NewPGStatus(cfg PGConfig) (*PGStatus, error) {
+// New validates cfg; it connects lazily, on the first Ping or Job.
+func New(cfg Config) (*Status, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &PGStatus{cfg: cfg}, nil
+	return &Status{cfg: cfg}, nil
 }
 
 // Ping connects if needed and checks the connection.
-func (p *PGStatus) Ping(ctx context.Context) error {
+func (p *Status) Ping(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
@@ -121,21 +125,21 @@ func (p *PGStatus) Ping(ctx context.Context) error {
 	}
 	if err != nil {
 		p.drop()
-		return &StatusError{Source: "postgres", Unreachable: true, Err: err}
+		return &format.GroupError{Source: "postgres", Unreachable: true, Err: err}
 	}
 	return nil
 }
 
 // Group implements format.GroupStatus: the state of the job whose
 // directory is jobDir.
-func (p *PGStatus) Group(ctx context.Context, jobDir string) (format.GroupState, error) {
+func (p *Status) Group(ctx context.Context, jobDir string) (format.GroupState, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	c, err := p.connect(ctx)
 	if err != nil {
-		return format.GroupState{}, &StatusError{Source: "postgres", Job: jobDir, Unreachable: true, Err: err}
+		return format.GroupState{}, &format.GroupError{Source: "postgres", Group: jobDir, Unreachable: true, Err: err}
 	}
 	var status *string
 	var finished *time.Time
@@ -148,7 +152,7 @@ func (p *PGStatus) Group(ctx context.Context, jobDir string) (format.GroupState,
 		if c.IsClosed() {
 			p.drop()
 		}
-		return format.GroupState{}, &StatusError{Source: "postgres", Job: jobDir, Unreachable: true, Err: err}
+		return format.GroupState{}, &format.GroupError{Source: "postgres", Group: jobDir, Unreachable: true, Err: err}
 	}
 	st := format.GroupState{Status: "NULL"}
 	if status != nil {
@@ -166,7 +170,7 @@ func (p *PGStatus) Group(ctx context.Context, jobDir string) (format.GroupState,
 }
 
 // Close closes the connection.
-func (p *PGStatus) Close() error {
+func (p *Status) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.conn == nil {
@@ -179,7 +183,7 @@ func (p *PGStatus) Close() error {
 	return err
 }
 
-func (p *PGStatus) connect(ctx context.Context) (*pgx.Conn, error) {
+func (p *Status) connect(ctx context.Context) (*pgx.Conn, error) {
 	if p.conn != nil && !p.conn.IsClosed() {
 		return p.conn, nil
 	}
@@ -191,9 +195,23 @@ func (p *PGStatus) connect(ctx context.Context) (*pgx.Conn, error) {
 	return c, nil
 }
 
-func (p *PGStatus) drop() {
+func (p *Status) drop() {
 	if p.conn != nil {
 		_ = p.conn.Close(context.Background())
 		p.conn = nil
 	}
 }
+
+// ConfigError is an invalid configuration value. It is permanent.
+type ConfigError struct {
+	Field  string // the Config field (or flag) at fault
+	Value  string // the value given
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("job database: %s %q: %s", e.Field, e.Value, e.Reason)
+}
+
+// Retryable is false: a configuration does not fix itself.
+func (e *ConfigError) Retryable() bool { return false }
