@@ -45,14 +45,15 @@ type auditor struct {
 }
 
 // newAuditor returns an auditor for a file of the detected format, holding
-// pooled scratch memory; release gives it back.
-func newAuditor(cfg Config, s *scratch, name string, d registry.Detection) *auditor {
+// pooled scratch memory; release gives it back. sidePath is the journal
+// whose side files its state loads ("": none).
+func newAuditor(cfg Config, s *scratch, name string, d registry.Detection, sidePath string) *auditor {
 	a := &auditor{cfg: cfg, scratch: s, fm: d.Format}
 	a.jd = a.scratch.judge(d.Format)
-	a.st = d.Format.NewState(d.Path)
+	a.st = format.StartState(d.Format, d.Path, sidePath)
 	a.rr, _ = d.Format.(format.Rereader)
-	if rule := d.Format.Seq(); rule.Used {
-		a.seq = &integrity.SeqRule{Start: rule.Start, HasStart: rule.HasStart, Gaps: rule.Gaps}
+	if rule, used := d.Format.Seq().Integrity(); used {
+		a.seq = &rule
 	}
 	a.r.Path, a.r.Format, a.r.DetectedBy, a.r.PathProblem = name, d.Format.Name(), d.How, d.Path.Problem
 	a.prev = integrity.Prev{Known: true, AtStart: true}

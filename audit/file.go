@@ -88,11 +88,12 @@ func Reader(r io.Reader, name string, cfg Config) (Report, error) {
 func read(r io.Reader, name string, cfg Config, detect detector, sides bool) (Report, error) {
 	s := getScratch()
 	s.br.Reset(r)
-	a := newAuditor(cfg, s, name, detect(name, firstLine(s.br)))
-	defer a.release()
-	if sf, ok := a.st.(format.SideFiles); ok && sides {
-		sf.Load(name)
+	side := ""
+	if sides {
+		side = name
 	}
+	a := newAuditor(cfg, s, name, detect(name, firstLine(s.br)), side)
+	defer a.release()
 	rerr := a.run()
 	if rerr != nil {
 		a.problem("read failed at offset " + fmt.Sprint(a.r.Size) + ": " + cause(rerr))

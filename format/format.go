@@ -129,6 +129,24 @@ type SeqRule struct {
 	Gaps bool
 }
 
+// Integrity returns the rule as integrity judges a line's seq by it, and
+// whether the format numbers its lines at all.
+func (r SeqRule) Integrity() (rule integrity.SeqRule, used bool) {
+	return integrity.SeqRule{Start: r.Start, HasStart: r.HasStart, Gaps: r.Gaps}, r.Used
+}
+
+// StartState returns the state of a file of format f whose path says p,
+// as every reader of a whole file starts it: with the side files beside
+// journalPath loaded (SideFiles); "" loads none (a stream read from
+// elsewhere). nil when the format keeps no state.
+func StartState(f Format, p Path, journalPath string) State {
+	st := f.NewState(p)
+	if sf, ok := st.(SideFiles); ok && journalPath != "" {
+		sf.Load(journalPath)
+	}
+	return st
+}
+
 // Path is what a journal's path says.
 type Path struct {
 	Format    string // the format that claimed it

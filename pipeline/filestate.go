@@ -104,8 +104,7 @@ type endState struct {
 // setFormat takes the detected format, its path and its seq rule.
 func (f *fileState) setFormat(d registry.Detection) {
 	f.format, f.path = d.Format, d.Path
-	r := d.Format.Seq()
-	f.seqRule, f.seqUsed = integrity.SeqRule{Start: r.Start, HasStart: r.HasStart, Gaps: r.Gaps}, r.Used
+	f.seqRule, f.seqUsed = d.Format.Seq().Integrity()
 }
 
 func (f *fileState) putModel(step int64, model string) {

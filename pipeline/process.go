@@ -184,11 +184,7 @@ func (p *Pipeline) followState(w *work, f *fileState, j format.Judge, path strin
 
 // newState starts the file's format state, with the side files it reads.
 func (p *Pipeline) newState(f *fileState, path string) format.State {
-	st := f.format.NewState(f.path)
-	if sf, ok := st.(format.SideFiles); ok && path != "" {
-		sf.Load(path)
-	}
-	return st
+	return format.StartState(f.format, f.path, path)
 }
 
 // learnSession remembers what a session's start says of the whole file.

@@ -58,11 +58,7 @@ func (c *conformanceCorpus) path(f sample.File) string {
 // state returns a file's state as the pipeline starts it: for the path
 // detection gave it, its side files loaded.
 func (c *conformanceCorpus) state(p format.Path, path string) format.State {
-	st := c.format.NewState(p)
-	if sf, ok := st.(format.SideFiles); ok {
-		sf.Load(path)
-	}
-	return st
+	return format.StartState(c.format, p, path)
 }
 
 // lines are a file's lines without their newlines (a torn last line
