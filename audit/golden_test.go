@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 // directory that becomes the working directory (so paths are relative).
 func fixture(t *testing.T) (*sample.Corpus, []Report, []JobReport) {
 	t.Helper()
-	c, err := sample.Generate(sample.FixtureConfig())
+	c, err := cortex.Generate(cortex.FixtureConfig())
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, c.WriteTo(dir))
@@ -148,9 +149,9 @@ func truthGap(t *testing.T, e string, off int64) Gap {
 // ways crashes and disks do and checks the seed's counts against the
 // independent model, on every file.
 func TestSeedModelAgreesOnDamagedJournals(t *testing.T) {
-	cfg := sample.DefaultConfig()
+	cfg := cortex.DefaultConfig()
 	cfg.Start = time.Date(2026, 2, 23, 14, 30, 22, 0, time.UTC)
-	c, err := sample.Generate(cfg)
+	c, err := cortex.Generate(cfg)
 	require.NoError(t, err)
 	x := rand.New(rand.NewPCG(31, 7))
 	for i := range 600 {
@@ -177,10 +178,10 @@ func TestSeedModelAgreesOnDamagedJournals(t *testing.T) {
 // BenchmarkAudit audits a generated corpus from memory (MB/s is the
 // auditor's CPU throughput, without disk).
 func BenchmarkAudit(b *testing.B) {
-	cfg := sample.DefaultConfig()
+	cfg := cortex.DefaultConfig()
 	cfg.Jobs = 40
 	cfg.Start = time.Date(2026, 2, 23, 14, 30, 22, 0, time.UTC)
-	c, err := sample.Generate(cfg)
+	c, err := cortex.Generate(cfg)
 	require.NoError(b, err)
 	size, lines := 0, 0
 	for _, f := range c.Files {

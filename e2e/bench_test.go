@@ -18,6 +18,7 @@ import (
 
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
+	"github.com/journalship/journalship/internal/sample/cortex"
 )
 
 // BenchmarkPlugin drives the built .so through the C host the way Fluent
@@ -37,9 +38,9 @@ func BenchmarkPlugin(b *testing.B) {
 		gen  func() (*sample.Corpus, error)
 	}{
 		{"cortex", func() (*sample.Corpus, error) {
-			cfg := sample.DefaultConfig()
+			cfg := cortex.DefaultConfig()
 			cfg.Jobs, cfg.Start = 400, time.Now().Add(-90*time.Minute).UTC()
-			return sample.Generate(cfg)
+			return cortex.Generate(cfg)
 		}},
 		{"claude-code", func() (*sample.Corpus, error) {
 			cfg := claudecode.DefaultConfig()

@@ -11,6 +11,7 @@ import (
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/internal/verify"
 	"github.com/journalship/journalship/output"
 	"github.com/stretchr/testify/require"
@@ -25,9 +26,9 @@ import (
 // and tokens by model must equal the corpus's.
 func TestCorpusThroughThePlugin(t *testing.T) {
 	loki := lokiproc.ForTest(t, lokiproc.Config{})
-	cfg := sample.DefaultConfig()
+	cfg := cortex.DefaultConfig()
 	cfg.Seed, cfg.Jobs = 42, 8
-	corpus, err := sample.Generate(cfg)
+	corpus, err := cortex.Generate(cfg)
 	require.NoError(t, err)
 	root := filepath.Join(t.TempDir(), "sessions")
 	require.NoError(t, corpus.WriteTo(root))

@@ -32,7 +32,7 @@ import (
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
-	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 )
 
 // hostRun describes one run of the host.
@@ -128,7 +128,7 @@ func journalEvents(t testing.TB, path string, seed int64, n int, intTime bool) [
 	var offset int64
 	var data []byte
 	events := make([]chunk.Event, 0, n)
-	for i, line := range sample.Lines(seed, n) {
+	for i, line := range cortex.Lines(seed, n) {
 		line = stampRe.ReplaceAll(line, []byte(`"timestamp":"`+t0.Add(time.Duration(i)*time.Millisecond).Format(time.RFC3339Nano)+`"`))
 		ev := chunk.TailEvent(chunk.DefaultConfig(), t0, path, offset, line)
 		ev.IntTime = intTime

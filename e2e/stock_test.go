@@ -19,6 +19,7 @@ import (
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/internal/verify"
 	"github.com/journalship/journalship/output"
@@ -137,12 +138,12 @@ func TestStockLokiEveryLineOnce(t *testing.T) {
 	copies := filepath.Join(t.TempDir(), "copies")
 	lines, files := 0, 0
 	for _, f := range n.corpus.Files {
-		if !strings.HasPrefix(f.Rel, sample.CortexKind.DemoRoot+"/") {
+		if !strings.HasPrefix(f.Rel, cortex.Kind.DemoRoot+"/") {
 			continue
 		}
 		files++
 		for k, shift := range []time.Duration{0, -2 * time.Hour, -9 * 24 * time.Hour, -3 * time.Hour} {
-			rel := fmt.Sprintf("%c-%s", 'a'+k, strings.TrimPrefix(f.Rel, sample.CortexKind.DemoRoot+"/"))
+			rel := fmt.Sprintf("%c-%s", 'a'+k, strings.TrimPrefix(f.Rel, cortex.Kind.DemoRoot+"/"))
 			path := filepath.Join(copies, rel)
 			data := shiftTimes(f.Data, shift)
 			if k == 3 {

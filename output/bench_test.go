@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 )
 
 // BenchmarkInstanceFlush is e2e's BenchmarkPlugin in process, for
@@ -25,9 +25,9 @@ func BenchmarkInstanceFlush(b *testing.B) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	cfg := sample.DefaultConfig()
+	cfg := cortex.DefaultConfig()
 	cfg.Jobs, cfg.Start = 400, time.Now().Add(-90*time.Minute).UTC()
-	c, err := sample.Generate(cfg)
+	c, err := cortex.Generate(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

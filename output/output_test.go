@@ -19,6 +19,7 @@ import (
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/internal/verify"
 	"github.com/journalship/journalship/ledger"
 	"github.com/stretchr/testify/assert"
@@ -33,9 +34,9 @@ type fixture struct {
 
 func newFixture(t *testing.T, lokiURL string, seed int64) *fixture {
 	t.Helper()
-	cfg := sample.DefaultConfig()
+	cfg := cortex.DefaultConfig()
 	cfg.Seed, cfg.Jobs = seed, 5
-	c, err := sample.Generate(cfg)
+	c, err := cortex.Generate(cfg)
 	require.NoError(t, err)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")

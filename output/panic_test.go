@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/journalship/journalship/chunk"
-	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/metrics"
 )
 
@@ -126,7 +126,7 @@ func TestFlushPanicRetriesThenDeadLetters(t *testing.T) {
 	inst, pc, logBuf, dlPath := panicInstance(t)
 	before := readPanicMetrics(inst.metrics)
 
-	good := sample.Lines(1, 6)
+	good := cortex.Lines(1, 6)
 	poisoned := append(append([][]byte{}, good[:2]...), []byte(`{"type":"TOOL_CALL","note":"`+poisonMarker+`"}`))
 	poisonPath, poison, offsets := journalChunk(t, poisoned...)
 	_, okChunk, _ := journalChunk(t, good[2:4]...)

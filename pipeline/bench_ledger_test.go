@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/chunk"
-	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/metrics"
 	"github.com/journalship/journalship/pricing"
@@ -30,7 +30,7 @@ func BenchmarkFlushLedger(b *testing.B) {
 	}
 	var file, data []byte
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	for _, l := range sample.Lines(1, n) {
+	for _, l := range cortex.Lines(1, n) {
 		data = chunk.AppendEvent(data, chunk.TailEvent(chunk.DefaultConfig(), at, path, int64(len(file)), l), chunk.FormatV2)
 		file = append(append(file, l...), '\n')
 	}

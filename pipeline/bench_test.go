@@ -12,6 +12,7 @@ import (
 	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/metrics"
@@ -39,7 +40,7 @@ func (discardLetters) Write([]deadletter.Entry) error { return nil }
 // chunk decode → validate → continuity → enrich → protobuf → snappy.
 func BenchmarkFlush(b *testing.B) {
 	const n = 1000
-	lines := sample.Lines(1, n)
+	lines := cortex.Lines(1, n)
 	path := filepath.Join("/data/sessions/01956a3b-7c4d-7e8f-9a1b-2c3d4e5f6789", "session_20261121T100000Z_agent-worker-1.jsonl")
 	var data []byte
 	var off int64

@@ -10,6 +10,7 @@ import (
 
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
+	cortexsample "github.com/journalship/journalship/internal/sample/cortex"
 )
 
 // BenchmarkRedact redacts journal lines one per op with Gitleaks' default
@@ -66,9 +67,9 @@ func benchLines(b *testing.B, lines [][]byte) {
 func benchCorpora(b testing.TB) (cortex, claude [][]byte) {
 	b.Helper()
 	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	scfg := sample.DefaultConfig()
+	scfg := cortexsample.DefaultConfig()
 	scfg.Jobs, scfg.Start, scfg.Faults = 60, start, false
-	sc, err := sample.Generate(scfg)
+	sc, err := cortexsample.Generate(scfg)
 	if err != nil {
 		b.Fatal(err)
 	}

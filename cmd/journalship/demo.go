@@ -16,6 +16,7 @@ import (
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
+	cortexsample "github.com/journalship/journalship/internal/sample/cortex"
 )
 
 // runDemo is `make run`: a local Loki, a realistic sample of journals of
@@ -36,8 +37,8 @@ func runDemo(args []string, stdout io.Writer) error {
 	if c.fs.NArg() > 0 {
 		return c.usage("unexpected arguments %q", c.fs.Args())
 	}
-	if *jobs < 1 || *jobs > sample.MaxJobs {
-		return c.usage("--jobs %d is outside [1, %d]", *jobs, sample.MaxJobs)
+	if *jobs < 1 || *jobs > cortexsample.MaxJobs {
+		return c.usage("--jobs %d is outside [1, %d]", *jobs, cortexsample.MaxJobs)
 	}
 	if *dir != "" {
 		// A previous demo's journals, ledger and Loki data would be

@@ -14,7 +14,7 @@ import (
 	"github.com/journalship/journalship/backfill"
 	"github.com/journalship/journalship/internal/lokiproc"
 	"github.com/journalship/journalship/internal/lokiquery"
-	"github.com/journalship/journalship/internal/sample"
+	cortexsample "github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,9 +88,9 @@ func TestConcurrentShipsSendEachLineOnce(t *testing.T) {
 	loki := lokiproc.ForTest(t, lokiproc.Config{})
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
-	cfg := sample.DefaultConfig()
+	cfg := cortexsample.DefaultConfig()
 	cfg.Seed, cfg.Jobs = 3, 6
-	c, err := sample.Generate(cfg)
+	c, err := cortexsample.Generate(cfg)
 	require.NoError(t, err)
 	require.NoError(t, c.WriteTo(root))
 	lines := 0

@@ -15,6 +15,7 @@ import (
 
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/internal/sample"
+	cortexsample "github.com/journalship/journalship/internal/sample/cortex"
 )
 
 // simulateAbout is simulate's help, each format's part from its Kind.
@@ -90,14 +91,14 @@ func (o *simulateOpts) resolveRoots(flagValue string) error {
 		}
 		o.roots[name] = dirs[0]
 	}
-	cortex, ok := o.roots[sample.FormatName]
+	cortex, ok := o.roots[cortexsample.FormatName]
 	switch {
 	case o.dir == "" && ok:
 		o.dir = cortex
 	case o.dir != "" && ok && cortex != filepath.Clean(o.dir):
-		return fmt.Errorf("--dir %s and --format-roots %s=%s name two roots for Cortex Plane", o.dir, sample.FormatName, cortex)
+		return fmt.Errorf("--dir %s and --format-roots %s=%s name two roots for Cortex Plane", o.dir, cortexsample.FormatName, cortex)
 	case o.dir != "":
-		o.roots[sample.FormatName] = filepath.Clean(o.dir)
+		o.roots[cortexsample.FormatName] = filepath.Clean(o.dir)
 	}
 	return nil
 }
@@ -112,8 +113,8 @@ func (o simulateOpts) validate(rest []string) error {
 		return fmt.Errorf("--interval %s is negative", o.interval)
 	case o.crashEvery < 0:
 		return fmt.Errorf("--crash-every %d is negative", o.crashEvery)
-	case o.jobs < 1 || o.jobs > sample.MaxJobs:
-		return fmt.Errorf("--jobs %d is outside [1, %d]", o.jobs, sample.MaxJobs)
+	case o.jobs < 1 || o.jobs > cortexsample.MaxJobs:
+		return fmt.Errorf("--jobs %d is outside [1, %d]", o.jobs, cortexsample.MaxJobs)
 	}
 	return nil
 }

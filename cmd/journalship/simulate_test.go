@@ -24,6 +24,7 @@ import (
 	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/internal/sample"
+	cortexsample "github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/output"
 	"github.com/journalship/journalship/retention"
 )
@@ -50,7 +51,7 @@ var simStart = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 func simulateOnce(t *testing.T, o simulateOpts) (*simulator, string) {
 	t.Helper()
 	o.dir = filepath.Join(t.TempDir(), "sessions")
-	o.roots = map[string]string{sample.FormatName: o.dir}
+	o.roots = map[string]string{cortexsample.FormatName: o.dir}
 	return simulateRound(t, o, simStart), o.dir
 }
 
@@ -124,14 +125,14 @@ func TestSimulateOnceWritesValidJournals(t *testing.T) {
 	assert.GreaterOrEqual(t, crashed, 1)
 }
 
-// TestSimulateWritesTheSampleContent: each line is internal/sample's line
-// with the time of writing as its timestamp; a crash leaves a strict
+// TestSimulateWritesTheSampleContent: each line is internal/sample/cortex's
+// line with the time of writing as its timestamp; a crash leaves a strict
 // prefix of the next line; timestamps never decrease and the file is
 // named after its SESSION_START.
 func TestSimulateWritesTheSampleContent(t *testing.T) {
 	o := simulateOpts{seed: 11, crashEvery: 2, jobs: 5}
 	s, dir := simulateOnce(t, o)
-	c, err := roundCorpus(lookupSampleFormat(sample.FormatName), o.seed, 0, o.jobs, simStart)
+	c, err := roundCorpus(lookupSampleFormat(cortexsample.FormatName), o.seed, 0, o.jobs, simStart)
 	require.NoError(t, err)
 	want := map[string]sample.File{}
 	for _, f := range c.Files {
@@ -259,7 +260,7 @@ func TestSimulateKeepsGoingUntilInterrupted(t *testing.T) {
 	clock := &fakeClock{t: simStart, step: time.Second}
 	s := newSimulator(simulateOpts{roots: roots, seed: 5, jobs: 2}, clock.now, &cancelAfter{n: 30, cancel: cancel})
 	require.NoError(t, s.run(ctx))
-	jobs, err := os.ReadDir(roots[sample.FormatName])
+	jobs, err := os.ReadDir(roots[cortexsample.FormatName])
 	require.NoError(t, err)
 	assert.Greater(t, len(jobs), 4, "several rounds of 2 jobs")
 	formats := map[string]int{}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/internal/sample"
+	cortexsample "github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ import (
 // directory and makes it the working directory.
 func fixtureDir(t *testing.T) *sample.Corpus {
 	t.Helper()
-	c, err := sample.Generate(sample.FixtureConfig())
+	c, err := cortexsample.Generate(cortexsample.FixtureConfig())
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, c.WriteTo(dir))
@@ -77,7 +78,7 @@ func TestVerifyJSON(t *testing.T) {
 }
 
 func TestVerifyExitCodes(t *testing.T) {
-	c, err := sample.Generate(sample.FixtureConfig())
+	c, err := cortexsample.Generate(cortexsample.FixtureConfig())
 	require.NoError(t, err)
 	root := t.TempDir()
 	write := func(rel string, data []byte) string {

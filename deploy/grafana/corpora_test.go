@@ -13,6 +13,7 @@ import (
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/codex"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/internal/sample/gosession"
 	"github.com/journalship/journalship/internal/sample/kinds"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
@@ -25,7 +26,7 @@ import (
 // corpus under the node's directory named by its format label, where
 // the format is told by its path.
 const (
-	cortexDir    = sample.FormatName     // Cortex Plane: <root>/cortex/<job_id>/session_<ts>_<pod>.jsonl
+	cortexDir    = cortex.FormatName     // Cortex Plane: <root>/cortex/<job_id>/session_<ts>_<pod>.jsonl
 	codeliaDir   = codelia.FormatName    // Codelia: <root>/codelia/sessions/YYYY/MM/DD/<run_id>.jsonl
 	orbitmeshDir = orbitmesh.FormatName  // OrbitMesh: <root>/orbitmesh/sessions/<session_id>.messages.jsonl
 	claudeDir    = claudecode.FormatName // Claude Code: <root>/claude-code/<project>/<session>.jsonl, <session>/subagents/agent-<agent>.jsonl

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/internal/sample/kinds"
 )
 
@@ -20,11 +21,11 @@ import (
 
 // cortexRoles: Cortex Plane's eleven types (docs/formats/cortex-plane.md).
 var cortexRoles = map[string]string{
-	sample.TypeSessionStart: "session_start", sample.TypeCheckpointLoaded: "checkpoint",
-	sample.TypeLLMRequest: "llm_request", sample.TypeLLMResponse: "llm_response",
-	sample.TypeToolStart: "tool_call", sample.TypeToolResult: "tool_result",
-	sample.TypeCheckpointWritten: "checkpoint", sample.TypeApprovalRequested: "status",
-	sample.TypeStateTransition: "status", sample.TypeError: "error", sample.TypeSessionEnd: "session_end",
+	cortex.TypeSessionStart: "session_start", cortex.TypeCheckpointLoaded: "checkpoint",
+	cortex.TypeLLMRequest: "llm_request", cortex.TypeLLMResponse: "llm_response",
+	cortex.TypeToolStart: "tool_call", cortex.TypeToolResult: "tool_result",
+	cortex.TypeCheckpointWritten: "checkpoint", cortex.TypeApprovalRequested: "status",
+	cortex.TypeStateTransition: "status", cortex.TypeError: "error", cortex.TypeSessionEnd: "session_end",
 }
 
 // codeliaRoles: docs/formats/codelia.md, Roles (agent.event: see roleOf).
@@ -204,7 +205,7 @@ func endReasonOf(format string, l sample.Line, fields map[string]any, om *omEnds
 	}
 	switch format {
 	case cortexDir:
-		if l.Type == sample.TypeSessionEnd {
+		if l.Type == cortex.TypeSessionEnd {
 			return jsonText(fields["reason"])
 		}
 	case codeliaDir:

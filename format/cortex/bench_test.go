@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/journalship/journalship/integrity"
-	"github.com/journalship/journalship/internal/sample"
+	cortexsample "github.com/journalship/journalship/internal/sample/cortex"
 )
 
 // BenchmarkValidate judges realistic lines (all event types, ~430 B).
@@ -16,7 +16,7 @@ func BenchmarkValidate(b *testing.B) {
 // benchValidate runs validate over 1000 sample lines per op, reporting
 // bytes and ns per line.
 func benchValidate(b *testing.B, validate func([]byte, bool, *integrity.Arena, *Event)) {
-	lines := sample.Lines(1, 1000)
+	lines := cortexsample.Lines(1, 1000)
 	size := 0
 	for _, l := range lines {
 		size += len(l)

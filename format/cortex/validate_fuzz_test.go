@@ -11,7 +11,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/journalship/journalship/integrity"
-	"github.com/journalship/journalship/internal/sample"
+	cortexsample "github.com/journalship/journalship/internal/sample/cortex"
 )
 
 // The depth limit of integrity's scanner, and its reason.
@@ -49,7 +49,7 @@ var quirks = []string{
 // encoding/json rejects is corrupt, and that every verdict and extracted
 // value equals the old fastjson-based validator's.
 func FuzzValidate(f *testing.F) {
-	for _, l := range sample.Lines(1, 60) {
+	for _, l := range cortexsample.Lines(1, 60) {
 		f.Add(string(l), false)
 	}
 	for _, l := range quirks {
@@ -121,7 +121,7 @@ func TestValidateMatchesLegacy(t *testing.T) {
 	require.NoError(t, err)
 	var old legacyValidator
 	lines := append([]string{}, quirks...)
-	for _, l := range sample.Lines(7, 400) {
+	for _, l := range cortexsample.Lines(7, 400) {
 		lines = append(lines, string(l))
 	}
 	for _, l := range lines {
@@ -209,7 +209,7 @@ func TestKindOfEveryKind(t *testing.T) {
 func TestValidateAllocatesNothingOnSamples(t *testing.T) {
 	v, err := NewValidator(DefaultConfig())
 	require.NoError(t, err)
-	lines := sample.Lines(3, 300)
+	lines := cortexsample.Lines(3, 300)
 	a := integrity.NewArena(1 << 20)
 	var ev Event
 	for _, l := range lines { // warm up: scratch buffers reach their size

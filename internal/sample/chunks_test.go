@@ -1,4 +1,4 @@
-package sample
+package sample_test
 
 import (
 	"path/filepath"
@@ -9,14 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/internal/sample/cortex"
 )
 
 // TestChunksHoldEveryLineOnce: the chunks decode to every complete line
 // of the corpus once, in file order, each chunk within its size bound.
 func TestChunksHoldEveryLineOnce(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := cortex.DefaultConfig()
 	cfg.Jobs = 6
-	c, err := Generate(cfg)
+	c, err := cortex.Generate(cfg)
 	require.NoError(t, err)
 	const max = 16 << 10
 	chunks, lines, bytes := c.Chunks("/root", max, time.Now())

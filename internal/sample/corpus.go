@@ -9,10 +9,6 @@ import (
 	"time"
 )
 
-// FormatName is the format label of the Cortex Plane files Generate
-// writes.
-const FormatName = "cortex"
-
 // Corpus is a generated set of session files with their truth.
 type Corpus struct {
 	Files []File // job by job, each job's sessions in chronological order

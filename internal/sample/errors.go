@@ -9,8 +9,8 @@ import (
 // the root directory.
 var ErrUnsafePath = errors.New("relative path escapes the root")
 
-// ConfigError reports an invalid [Config] field. It is permanent: the same
-// configuration always fails.
+// ConfigError reports an invalid field of a generator's Config. It is
+// permanent: the same configuration always fails.
 type ConfigError struct {
 	Field  string // the Config field at fault, e.g. "Jobs"
 	Reason string // what is wrong with it

@@ -13,9 +13,9 @@ import (
 
 // Rand is a generator's random stream. It wraps a PCG source, whose output
 // the Go specification of math/rand/v2 fixes, so a seed gives the same
-// corpus on every platform. Every generator (Cortex Plane here, Codelia,
-// OrbitMesh) draws from it; each embeds it in its own type for the ids of
-// its format.
+// corpus on every platform. Every generator (Cortex Plane, Codelia,
+// OrbitMesh, …) draws from it; each embeds it in its own type for the ids
+// of its format.
 type Rand struct{ r *rand.Rand }
 
 // NewRand returns the stream number stream of seed. Streams are

@@ -20,6 +20,7 @@ import (
 
 	"github.com/journalship/journalship/internal/lokiquery"
 	"github.com/journalship/journalship/internal/sample"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -131,7 +132,7 @@ func line(t testing.TB, f sample.File, l sample.Line, e lokiquery.Entry, node st
 	assert.Equal(t, node, e.Stream["node"], where)
 	assert.Equal(t, f.Format, e.Stream["format"], where)
 	assert.Equal(t, l.State, e.Metadata["state"], "%s: derived state", where)
-	assert.Equal(t, Expected(l), Shipped(e.Metadata, f.Format == sample.FormatName), "%s: %s", where, l.Text)
+	assert.Equal(t, Expected(l), Shipped(e.Metadata, f.Format == cortex.FormatName), "%s: %s", where, l.Text)
 	assert.Equal(t, l.Model, e.Metadata["model"], "%s: model", where)
 	tokens(t, l, e.Metadata, where)
 	cost(t, l, e.Metadata, where)
@@ -140,7 +141,7 @@ func line(t testing.TB, f sample.File, l sample.Line, e lokiquery.Entry, node st
 		if !ok {
 			continue
 		}
-		if kind == "seq_gap" && f.Format == sample.FormatName {
+		if kind == "seq_gap" && f.Format == cortex.FormatName {
 			// The Cortex Plane truth writes a one-seq gap as "A-A".
 			if a, b, _ := strings.Cut(detail, "-"); a == b {
 				detail = a

@@ -3,17 +3,18 @@
 // it tails a generated corpus of agent journals from the head and ships
 // every line to a counting Loki stand-in.
 //
-// It writes the corpus once (Cortex Plane journals from internal/sample,
-// or Claude Code transcripts from internal/sample/claudecode) under a temp
-// data directory, then for each round and each output starts the given
-// fluent-bit with a fresh state directory, one tail input and that one
-// output: null, Fluent Bit's C loki output, journalship's plugin, and
-// grafana-loki's Go plugin when its .so is given. A run ends when the
-// stand-in has received every line of the corpus (null: when Fluent Bit's
-// metrics say tail has read them all); Fluent Bit's CPU (utime + stime of
-// /proc/<pid>/stat) and VmHWM are read at that moment, then it is stopped
-// with SIGTERM. The outputs take turns in a different order each round;
-// the tables give each output's medians and every run.
+// It writes the corpus once (Cortex Plane journals from
+// internal/sample/cortex, or Claude Code transcripts from
+// internal/sample/claudecode) under a temp data directory, then for each
+// round and each output starts the given fluent-bit with a fresh state
+// directory, one tail input and that one output: null, Fluent Bit's C
+// loki output, journalship's plugin, and grafana-loki's Go plugin when
+// its .so is given. A run ends when the stand-in has received every line
+// of the corpus (null: when Fluent Bit's metrics say tail has read them
+// all); Fluent Bit's CPU (utime + stime of /proc/<pid>/stat) and VmHWM
+// are read at that moment, then it is stopped with SIGTERM. The outputs
+// take turns in a different order each round; the tables give each
+// output's medians and every run.
 //
 // Tail's Tag decides what one flush holds: with -tag journals (the
 // default, like the project's fluent-bit.conf) the records of many files
@@ -40,6 +41,7 @@ import (
 
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
+	"github.com/journalship/journalship/internal/sample/cortex"
 )
 
 func main() {
@@ -165,8 +167,8 @@ func writeCorpus(su *setup, name, root string, seed int64, jobs, sessions int) (
 	switch name {
 	case "cortex":
 		root = filepath.Join(root, "sessions")
-		c, err = sample.Generate(sample.Config{Seed: seed, Jobs: jobs, Start: start, Faults: true,
-			Models: slices.Clone(sample.DefaultModels)})
+		c, err = cortex.Generate(cortex.Config{Seed: seed, Jobs: jobs, Start: start, Faults: true,
+			Models: slices.Clone(cortex.DefaultModels)})
 		su.paths = []string{filepath.Join(root, "*", "*.jsonl")}
 		su.formatRoots = "cortex=" + root
 	case "claude-code":

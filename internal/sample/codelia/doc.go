@@ -1,8 +1,8 @@
 // Package codelia generates deterministic, realistic Codelia run record
 // journals (the session store of Codelia's "Session Store Spec (run
 // persistence)", docs/formats/codelia.md) together with their ground
-// truth, as a [sample.Corpus] shared with the Cortex Plane generator
-// (package sample) and its consumers.
+// truth, as a [sample.Corpus] shared with the other generators and
+// their consumers.
 //
 // The truth is computed by construction, from what the generator decided
 // to write (which records it dropped, tore, cut, made invalid, numbered

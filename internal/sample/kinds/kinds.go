@@ -8,6 +8,7 @@ import (
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/codelia"
 	"github.com/journalship/journalship/internal/sample/codex"
+	"github.com/journalship/journalship/internal/sample/cortex"
 	"github.com/journalship/journalship/internal/sample/gosession"
 	"github.com/journalship/journalship/internal/sample/orbitmesh"
 )
@@ -15,7 +16,7 @@ import (
 // All returns the generators' Kinds.
 func All() []sample.Kind {
 	return []sample.Kind{
-		sample.CortexKind,
+		cortex.Kind,
 		codelia.Kind,
 		orbitmesh.Kind,
 		claudecode.Kind,

@@ -1,4 +1,4 @@
-package sample
+package cortex
 
 import (
 	"flag"
@@ -21,6 +21,6 @@ func TestGolden(t *testing.T) {
 	c, err := Generate(FixtureConfig())
 	require.NoError(t, err)
 	diffs, err := c.GoldenDiff(goldenCorpus, goldenTruth, *update)
-	require.NoError(t, err, "run go test ./internal/sample/ -run TestGolden -update")
+	require.NoError(t, err, "run go test ./internal/sample/cortex -run TestGolden -update")
 	assert.Empty(t, diffs, "testdata/ is not Generate(FixtureConfig()); rerun with -update if intended")
 }

@@ -1,20 +1,22 @@
-package sample
+package cortex
 
 import (
 	"encoding/binary"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/journalship/journalship/internal/sample"
 )
 
 // rng is the Cortex Plane generator's stream: Rand and the format's ids.
-type rng struct{ *Rand }
+type rng struct{ *sample.Rand }
 
 // newRNG returns the random stream number stream of seed.
-func newRNG(seed int64, stream uint64) *rng { return &rng{NewRand(uint64(seed), stream)} }
+func newRNG(seed int64, stream uint64) *rng { return &rng{sample.NewRand(uint64(seed), stream)} }
 
 // pick returns a random element of s; s must not be empty.
-func pick[T any](x *rng, s []T) T { return Pick(x.Rand, s) }
+func pick[T any](x *rng, s []T) T { return sample.Pick(x.Rand, s) }
 
 // uuidV7 returns a UUIDv7 string whose 48-bit timestamp is t and whose
 // other bits come from the stream.

@@ -1,4 +1,4 @@
-package sample
+package cortex
 
 import (
 	"strings"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/journalship/journalship/internal/sample"
 )
 
 func TestDefaultConfig(t *testing.T) {
@@ -37,7 +39,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no models", func(c *Config) { c.Models = nil }, "Models"},
 		{"empty model", func(c *Config) { c.Models = []string{"a", ""} }, "Models[1]"},
 		{"duplicate model", func(c *Config) { c.Models = []string{"a", "a"} }, "Models[1]"},
-		{"long model", func(c *Config) { c.Models = []string{strings.Repeat("m", MaxModelLen+1)} }, "Models[0]"},
+		{"long model", func(c *Config) { c.Models = []string{strings.Repeat("m", sample.MaxModelLen+1)} }, "Models[0]"},
 		{"bad utf8 model", func(c *Config) { c.Models = []string{"\xff"} }, "Models[0]"},
 	}
 	for _, tt := range tests {
@@ -46,7 +48,7 @@ func TestConfigValidate(t *testing.T) {
 			cfg.Models = append([]string(nil), valid.Models...)
 			tt.edit(&cfg)
 			err := cfg.Validate()
-			var ce *ConfigError
+			var ce *sample.ConfigError
 			require.ErrorAs(t, err, &ce)
 			assert.Equal(t, tt.field, ce.Field)
 			assert.False(t, ce.Retryable())

@@ -1,4 +1,4 @@
-package sample
+package cortex
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/journalship/journalship/internal/sample"
 )
 
 func testConfig(seed int64, jobs int, faults bool) Config {
@@ -21,7 +23,7 @@ func testConfig(seed int64, jobs int, faults bool) Config {
 
 // corpora used by the property tests: the fixture, other seeds, no faults,
 // more jobs than the fixed scenarios.
-func testCorpora(t *testing.T) map[string]*Corpus {
+func testCorpora(t *testing.T) map[string]*sample.Corpus {
 	t.Helper()
 	cfgs := map[string]Config{
 		"fixture":   FixtureConfig(),
@@ -32,7 +34,7 @@ func testCorpora(t *testing.T) map[string]*Corpus {
 		"one-job":   testConfig(5, 1, false),
 		"one-model": {Seed: 2, Jobs: 4, Start: time.Date(2025, 12, 31, 23, 59, 59, 999_000_000, time.UTC), Models: []string{"m"}, Faults: true},
 	}
-	out := map[string]*Corpus{}
+	out := map[string]*sample.Corpus{}
 	for name, cfg := range cfgs {
 		c, err := Generate(cfg)
 		require.NoError(t, err, name)
@@ -71,7 +73,7 @@ func TestGenerateInvalidConfig(t *testing.T) {
 	cfg := testConfig(1, 2, true)
 	c, err := Generate(cfg)
 	assert.Nil(t, c)
-	var ce *ConfigError
+	var ce *sample.ConfigError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "Jobs", ce.Field)
 }
@@ -98,7 +100,7 @@ func TestLinesMatchData(t *testing.T) {
 	}
 }
 
-func lineTexts(f File) []string {
+func lineTexts(f sample.File) []string {
 	out := make([]string, len(f.Lines))
 	for i, l := range f.Lines {
 		out[i] = l.Text
@@ -123,16 +125,16 @@ func TestTruthFlags(t *testing.T) {
 				var want []string
 				switch {
 				case v.corrupt:
-					want = append(want, AnnCorrupt)
+					want = append(want, sample.AnnCorrupt)
 				case v.unknown:
-					want = append(want, AnnUnknownType)
+					want = append(want, sample.AnnUnknownType)
 				case v.invalid != "":
-					want = append(want, AnnSchemaInvalid)
+					want = append(want, sample.AnnSchemaInvalid)
 				}
 				if !v.corrupt && v.seq >= 0 {
 					switch {
 					case v.seq <= highest:
-						want = append(want, AnnSeqRegression)
+						want = append(want, sample.AnnSeqRegression)
 					case v.seq > highest+1:
 						want = append(want, fmt.Sprintf("seq_gap:%d-%d", highest+1, v.seq-1))
 					}
@@ -192,7 +194,7 @@ func TestFirstEventIsStart(t *testing.T) {
 	require.NoError(t, err)
 	var first time.Time
 	for _, f := range c.Files {
-		tm, ok := lineTime(f.Lines[0].Text)
+		tm, ok := sample.TimeAt(f.Lines[0].Text, `"timestamp":"`)
 		require.True(t, ok)
 		if first.IsZero() || tm.Before(first) {
 			first = tm
@@ -230,7 +232,7 @@ func TestTokensByModel(t *testing.T) {
 		}
 		assert.Equal(t, want, c.TokensByModel(), name)
 	}
-	assert.Empty(t, (*Corpus)(nil).TokensByModel())
+	assert.Empty(t, (*sample.Corpus)(nil).TokensByModel())
 }
 
 func TestTokenCountsRealistic(t *testing.T) {
@@ -266,7 +268,7 @@ func TestCleanCorpusFollowsProtocol(t *testing.T) {
 }
 
 // checkProtocol checks the write protocol on a clean session file.
-func checkProtocol(t *testing.T, f File) {
+func checkProtocol(t *testing.T, f sample.File) {
 	t.Helper()
 	vs := make([]verdict, len(f.Lines))
 	for i, l := range f.Lines {
@@ -349,7 +351,7 @@ func TestFaultScenarios(t *testing.T) {
 					maxResult = max(maxResult, utf8.RuneCountInString(s))
 				}
 				if v.typ == TypeMemoryCompacted {
-					assert.Equal(t, []string{AnnUnknownType}, l.Expect)
+					assert.Equal(t, []string{sample.AnnUnknownType}, l.Expect)
 				}
 			}
 		}
@@ -367,9 +369,9 @@ func TestFaultScenarios(t *testing.T) {
 
 // checkResumeJob: the first job crashes, resumes on another pod, pauses
 // for approval and completes in a third session.
-func checkResumeJob(t *testing.T, c *Corpus) {
+func checkResumeJob(t *testing.T, c *sample.Corpus) {
 	t.Helper()
-	var job []File
+	var job []sample.File
 	for _, f := range c.Files {
 		if f.JobID == c.Files[0].JobID {
 			job = append(job, f)
@@ -394,7 +396,7 @@ func checkResumeJob(t *testing.T, c *Corpus) {
 
 // checkGapAfterTornLine: the line after the torn one reports the two
 // events the tear swallowed.
-func checkGapAfterTornLine(t *testing.T, c *Corpus) {
+func checkGapAfterTornLine(t *testing.T, c *sample.Corpus) {
 	t.Helper()
 	for _, f := range c.Files {
 		for i, l := range f.Lines {

@@ -1,8 +1,13 @@
-package sample
+package cortex
 
 import (
 	"time"
+
+	"github.com/journalship/journalship/internal/sample"
 )
+
+// FormatName is the format label of the files Generate writes.
+const FormatName = "cortex"
 
 // gen holds what all jobs of a corpus share.
 type gen struct {
@@ -33,14 +38,14 @@ func (g *gen) newPod(x *rng) string {
 
 // Generate builds the corpus described by cfg. It returns a *ConfigError
 // when cfg is invalid.
-func Generate(cfg Config) (*Corpus, error) {
+func Generate(cfg Config) (*sample.Corpus, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	start := cfg.Start.UTC().Truncate(time.Millisecond)
 	g := newGen(cfg.Seed, cfg.Models, maxResultSummary, start)
 	spacing := min(3*time.Minute, 30*time.Minute/time.Duration(cfg.Jobs))
-	c := &Corpus{}
+	c := &sample.Corpus{}
 	for i := range cfg.Jobs {
 		x := newRNG(cfg.Seed, uint64(i)+1)
 		at := start.Add(time.Duration(i) * spacing)
@@ -68,8 +73,8 @@ func (g *gen) newJob(x *rng, i int, at time.Time) *jobState {
 }
 
 // runJob builds and renders the job's sessions one after the other.
-func (g *gen) runJob(js *jobState, plans []sessionPlan) ([]File, error) {
-	files := make([]File, 0, len(plans))
+func (g *gen) runJob(js *jobState, plans []sessionPlan) ([]sample.File, error) {
+	files := make([]sample.File, 0, len(plans))
 	for k, p := range plans {
 		start := js.clock
 		if k > 0 {

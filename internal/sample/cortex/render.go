@@ -1,10 +1,12 @@
-package sample
+package cortex
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/journalship/journalship/internal/sample"
 )
 
 // fileNameLayout is the compact ISO 8601 time in session file names.
@@ -19,13 +21,13 @@ type sessionMeta struct {
 
 // render numbers the events, serializes them, applies what happened to
 // their bytes (lost, torn, cut by a crash) and records the truth.
-func render(x *rng, m sessionMeta, recs []*rec) (File, error) {
+func render(x *rng, m sessionMeta, recs []*rec) (sample.File, error) {
 	assignSeq(recs)
 	enc, err := encodeAll(recs)
 	if err != nil {
-		return File{}, err
+		return sample.File{}, err
 	}
-	f := File{
+	f := sample.File{
 		Rel:    m.jobID + "/session_" + m.start.UTC().Format(fileNameLayout) + "_" + m.pod + ".jsonl",
 		Format: FormatName, JobID: m.jobID, SessionID: m.sessionID, Pod: m.pod, AgentID: m.agentID, EndReason: m.end,
 	}
@@ -95,12 +97,12 @@ func tornLine(x *rng, first, second []byte) []byte {
 	return line
 }
 
-func corruptLine(off int64, line []byte) Line {
-	return Line{Offset: off, Text: string(line[:len(line)-1]), Seq: -1, Corrupt: true, Expect: []string{AnnCorrupt}}
+func corruptLine(off int64, line []byte) sample.Line {
+	return sample.Line{Offset: off, Text: string(line[:len(line)-1]), Seq: -1, Corrupt: true, Expect: []string{sample.AnnCorrupt}}
 }
 
-func truthLine(off int64, line []byte, r *rec) Line {
-	l := Line{Offset: off, Text: string(line[:len(line)-1]), Type: r.hdr.Type, Seq: r.hdr.Seq,
+func truthLine(off int64, line []byte, r *rec) sample.Line {
+	l := sample.Line{Offset: off, Text: string(line[:len(line)-1]), Type: r.hdr.Type, Seq: r.hdr.Seq,
 		Valid: !r.invalid && !r.unknown, Model: r.model}
 	if r.hdr.Type == TypeLLMResponse {
 		l.PromptTokens, l.CompletionTokens = r.prompt, r.completion
@@ -108,16 +110,16 @@ func truthLine(off int64, line []byte, r *rec) Line {
 	}
 	switch {
 	case r.unknown:
-		l.Expect = append(l.Expect, AnnUnknownType)
+		l.Expect = append(l.Expect, sample.AnnUnknownType)
 	case r.invalid:
-		l.Expect = append(l.Expect, AnnSchemaInvalid)
+		l.Expect = append(l.Expect, sample.AnnSchemaInvalid)
 	}
 	return l
 }
 
 // annotateSeq adds the seq_gap and seq_regression annotations (see the
 // package documentation for the rule).
-func annotateSeq(lines []Line) {
+func annotateSeq(lines []sample.Line) {
 	highest := int64(-1)
 	for i := range lines {
 		l := &lines[i]
@@ -126,10 +128,10 @@ func annotateSeq(lines []Line) {
 		}
 		switch {
 		case l.Seq <= highest:
-			l.Expect = append(l.Expect, AnnSeqRegression)
+			l.Expect = append(l.Expect, sample.AnnSeqRegression)
 			continue
 		case l.Seq > highest+1:
-			l.Expect = append(l.Expect, fmt.Sprintf("%s%d-%d", AnnSeqGapPrefix, highest+1, l.Seq-1))
+			l.Expect = append(l.Expect, fmt.Sprintf("%s%d-%d", sample.AnnSeqGapPrefix, highest+1, l.Seq-1))
 		}
 		highest = l.Seq
 	}

@@ -1,4 +1,4 @@
-package sample
+package cortex
 
 import (
 	"bytes"

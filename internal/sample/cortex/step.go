@@ -1,8 +1,10 @@
-package sample
+package cortex
 
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/journalship/journalship/internal/sample"
 )
 
 // Limits from the v1 schema.
@@ -19,7 +21,7 @@ func (b *sessBuilder) step(sp stepPlan) bool {
 	idx := js.step
 	b.lastStep = idx
 	req := &evLLMRequest{Model: sp.model, StepIndex: idx, MessageCount: js.messages, MaxTokens: maxTokensParam,
-		PromptHash: SHA256Hex(js.id, b.sid, fmt.Sprint(idx), sp.model, fmt.Sprint(js.ctx))}
+		PromptHash: sample.SHA256Hex(js.id, b.sid, fmt.Sprint(idx), sp.model, fmt.Sprint(js.ctx))}
 	b.add(TypeLLMRequest, req, &req.header, x.Between64(2, 15)).model = sp.model
 
 	calls := b.calls(sp)
@@ -106,7 +108,7 @@ func longWriteInput(th theme, x *rng) string {
 func (b *sessBuilder) tool(sp stepPlan, i int, c toolCall) bool {
 	x := b.js.x
 	summary := truncRunes(c.input, maxInputSummary, "…")
-	hash := SHA256Hex(c.input)
+	hash := sample.SHA256Hex(c.input)
 	first := i == 0
 	if first && sp.longSummary {
 		summary = c.input

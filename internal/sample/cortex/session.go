@@ -1,8 +1,10 @@
-package sample
+package cortex
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/journalship/journalship/internal/sample"
 )
 
 // stepPlan says what one agent step does and which faults it carries.
@@ -161,7 +163,7 @@ func (b *sessBuilder) approval() {
 		ApprovalRequestID: id,
 		StepIndex:         b.lastStep,
 		Action:            approvalTool + " " + js.pending,
-		TokenHash:         SHA256Hex("approval-token", id, js.id),
+		TokenHash:         sample.SHA256Hex("approval-token", id, js.id),
 		Routing: approvalRouting{Channel: "slack", Target: "#" + js.th.service + "-approvals",
 			Approvers: approvers[:x.Between(1, len(approvers))]},
 		ExpiresAt: b.t.Add(24 * time.Hour).UTC().Format(timestampLayout),

@@ -1,4 +1,4 @@
-package sample
+package cortex
 
 // Event type names of the v1 schema, plus the unknown one the generator
 // uses to exercise forward compatibility.
@@ -25,18 +25,6 @@ const (
 	EndFailed        = "failed"
 	EndCancelled     = "cancelled"
 	EndApprovalPause = "approval_pause"
-)
-
-// Annotations carried in Line.Expect (seq gaps are "seq_gap:A-B").
-const (
-	AnnCorrupt       = "corrupt"
-	AnnUnknownType   = "unknown_type"
-	AnnSchemaInvalid = "schema_invalid"
-	AnnSeqRegression = "seq_regression"
-	AnnSeqGapPrefix  = "seq_gap:"
-	// AnnCountedElsewhere: a response another journal of the node counts
-	// (see Line.Bill).
-	AnnCountedElsewhere = "counted_elsewhere"
 )
 
 // The structs below fix the JSON key order: the embedded header first, then
