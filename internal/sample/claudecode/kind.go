@@ -31,6 +31,7 @@ session is over once idle and quiet)`,
 			Models: append([]string(nil), DefaultModels...)})
 	},
 	Fixture:       func() (*sample.Corpus, error) { return Generate(FixtureConfig()) },
+	Golden:        "claudecode",
 	SeedWithStart: true,
 	Writer:        sample.BySession,
 	Place:         sample.AtRel,

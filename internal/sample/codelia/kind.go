@@ -20,6 +20,7 @@ written when its last run is complete)`,
 			Models: append([]string(nil), DefaultModels...)})
 	},
 	Fixture:       func() (*sample.Corpus, error) { return Generate(FixtureConfig()) },
+	Golden:        "codelia",
 	SeedWithStart: true,
 	Writer:        sample.BySession,
 	Place:         place,

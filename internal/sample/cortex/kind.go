@@ -17,6 +17,7 @@ var Kind = sample.Kind{
 			Models: append([]string(nil), DefaultModels...)})
 	},
 	Fixture: func() (*sample.Corpus, error) { return Generate(FixtureConfig()) },
+	Golden:  "cortex",
 	Writer:  func(f sample.File) string { return f.JobID },
 	Place:   place,
 	Stamp:   stamp,

@@ -25,6 +25,7 @@ checkpoints written when the session's files are complete)`,
 			Models: append([]string(nil), DefaultModels...)})
 	},
 	Fixture:       func() (*sample.Corpus, error) { return Generate(FixtureConfig()) },
+	Golden:        "gosession",
 	SeedWithStart: true,
 	Writer:        sample.BySession,
 	Place:         sample.AtRel,

@@ -19,6 +19,7 @@ log is complete)`,
 			Models: append([]string(nil), DefaultModels...)})
 	},
 	Fixture:       func() (*sample.Corpus, error) { return Generate(FixtureConfig()) },
+	Golden:        "orbitmesh",
 	SeedWithStart: true,
 	Writer:        sample.BySession,
 	Place:         sample.AtRel,

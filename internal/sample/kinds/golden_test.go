@@ -1,0 +1,34 @@
+package kinds
+
+import (
+	"flag"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite each generator's testdata/corpus and testdata/truth.json")
+
+// TestGolden keeps each generator's testdata/ (Kind.Golden) equal to its
+// Fixture; other packages read those files as fixed fixtures. Run with
+// -update to rewrite.
+func TestGolden(t *testing.T) {
+	golden := 0
+	for _, k := range All() {
+		if k.Golden == "" {
+			continue
+		}
+		golden++
+		t.Run(k.Format, func(t *testing.T) {
+			c, err := k.Fixture()
+			require.NoError(t, err)
+			dir := filepath.Join("..", k.Golden, "testdata")
+			diffs, err := c.GoldenDiff(filepath.Join(dir, "corpus"), filepath.Join(dir, "truth.json"), *update)
+			require.NoError(t, err, "run go test ./internal/sample/kinds -run TestGolden -update")
+			assert.Empty(t, diffs, "%s is not the %s Fixture; rerun with -update if intended", dir, k.Format)
+		})
+	}
+	assert.Positive(t, golden)
+}
