@@ -149,7 +149,7 @@ func New(cfg Config, ship Shipper, l Ledger, groups format.GroupStatus) (*Finali
 			}
 		}
 	}
-	v, err := verdict.New(verdict.Config{Quiet: cfg.StaleAfter, Idle: cfg.IdleAfter, Audit: cfg.Audit, Now: cfg.Now}, groups)
+	v, err := verdict.New(verdict.Config{Quiet: cfg.StaleAfter, Idle: cfg.IdleAfter, Audit: cfg.Audit, Now: cfg.Now}, groups, ship.Format)
 	if err != nil {
 		return nil, err
 	}

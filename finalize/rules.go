@@ -41,7 +41,7 @@ func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (stri
 
 // sessionOver tells whether the file's session is over, by the verdict
 // on its whole file.
-func (f *Finalizer) sessionOver(ctx context.Context, path string) bool {
-	v, _, err := f.verdict.File(ctx, path, f.ship.Format(path), verdict.NeedSession)
+func (f *Finalizer) sessionOver(path string) bool {
+	v, err := f.verdict.Session(path, f.ship.Format(path))
 	return err == nil && v.Over
 }

@@ -33,7 +33,7 @@ func (f *Finalizer) side(ctx context.Context, path string, over func() bool) err
 		return fmt.Errorf("finalize: ledger marks of %s: %w", path, err)
 	}
 	if over == nil {
-		over = func() bool { return f.sessionOver(ctx, path) }
+		over = func() bool { return f.sessionOver(path) }
 	}
 	recs, next := sr.SideRecords(path, over, marks)
 	if len(recs) > 0 {

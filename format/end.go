@@ -21,8 +21,9 @@ const (
 	EndBeside
 	// EndQuiet: the runtime writes no end record (Claude Code, Codex):
 	// State.Over says the session is idle, and it is over once its files
-	// stayed unchanged for the finalizer's StaleAfter; retention's
-	// post-terminal period starts after that.
+	// stayed unchanged for the quiet period (the finalizer's StaleAfter,
+	// retention's QuietPeriod); retention's post-terminal period starts
+	// after that.
 	EndQuiet
 )
 

@@ -62,7 +62,8 @@ func New(cfg Config, groups format.GroupStatus, fin Finalizer, l Ledger, m *Metr
 	if err != nil {
 		return nil, &ConfigError{"Formats", cfg.Formats.Format, err.Error()}
 	}
-	v, err := verdict.New(verdict.Config{Quiet: cfg.QuietPeriod, Audit: audit.DefaultConfig(), Now: cfg.Now}, groups)
+	formatOf := func(path string) format.Format { return reg.Detect(path, nil).Format }
+	v, err := verdict.New(verdict.Config{Quiet: cfg.QuietPeriod, Audit: audit.DefaultConfig(), Now: cfg.Now}, groups, formatOf)
 	if err != nil {
 		return nil, &ConfigError{"QuietPeriod", cfg.QuietPeriod.String(), err.Error()}
 	}

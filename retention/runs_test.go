@@ -86,6 +86,20 @@ func TestStrayFileKeepsAJobDirectory(t *testing.T) {
 	assert.Equal(t, RuleJobTerminal, decision(t, r, p).Rule)
 }
 
+// TestForcedFormatJobEnds: with the Format setting naming Cortex Plane,
+// a job whose latest session completed is terminal by its journals all
+// the same, and its files go once its post-terminal period passed.
+func TestForcedFormatJobEnds(t *testing.T) {
+	e := newEnv(t)
+	e.cfg.Formats.Format = "cortex"
+	end := e.now.Add(-25 * time.Hour)
+	p := e.write("job1", "session_20260310T100000Z_p1.jsonl", session(end.Add(-time.Hour), end, "completed"), end)
+	e.shipped(p)
+	r := e.sweep(nil)
+	assert.False(t, exists(p))
+	assert.Equal(t, RuleJobTerminal, decision(t, r, p).Rule)
+}
+
 // TestEmptiedRunTreeStays: a runtime's tree whose runs were all deleted
 // (only its dated or state directories left) is not an empty job
 // directory: past the max age it stays, and what is below it is only

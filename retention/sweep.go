@@ -92,7 +92,7 @@ func (s *sweep) job(ctx context.Context, name string) {
 	}
 	j := job{name: name}
 	if !s.r.StatusUnavailable {
-		st, err := s.groupState(ctx, name, entries)
+		st, err := s.groupState(ctx, name)
 		if err != nil {
 			s.statusFailed(err)
 		} else {

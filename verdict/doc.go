@@ -1,5 +1,5 @@
 // Package verdict says whether a journal's session or run is over: the
-// one answer the finalizer, the retention agent and verify ask for.
+// one answer the finalizer and the retention agent ask for.
 //
 // A verdict has two parts. Finished says whether more lines may still
 // come, and Why names the rule that decided. The rules are tried in order:

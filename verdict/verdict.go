@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/journalship/journalship/audit"
@@ -91,17 +92,28 @@ const (
 
 // Judge gives verdicts. It is safe for concurrent use.
 type Judge struct {
-	cfg    Config
-	groups format.GroupStatus
+	cfg      Config
+	groups   format.GroupStatus
+	formatOf func(path string) format.Format
 }
 
 // New returns a Judge. groups, when not nil, answers for every group
 // directory instead of its format's journals (format.GroupEnder).
-func New(cfg Config, groups format.GroupStatus) (*Judge, error) {
+// formatOf finds the format of a journal beside the one judged (the
+// shipper's, with the configured Format and Format_Roots); nil detects
+// it by its path among the registered formats.
+func New(cfg Config, groups format.GroupStatus, formatOf func(path string) format.Format) (*Judge, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Judge{cfg: cfg, groups: groups}, nil
+	if formatOf == nil {
+		reg, err := registry.New(registry.DefaultConfig())
+		if err != nil {
+			return nil, err
+		}
+		formatOf = func(path string) format.Format { return reg.Detect(path, nil).Format }
+	}
+	return &Judge{cfg: cfg, groups: groups, formatOf: formatOf}, nil
 }
 
 // Config returns the judge's configuration.
@@ -115,6 +127,18 @@ func (j *Judge) File(ctx context.Context, path string, fm format.Format, need Ne
 	}
 	v, err := j.Of(ctx, path, fm, t, need)
 	return v, t, err
+}
+
+// Session returns the verdict on the session of the journal at path, of
+// format fm, from its whole file alone: Over, Terminal, When, EndReason,
+// State and Open; the finishing rules are not applied.
+func (j *Judge) Session(path string, fm format.Format) (Verdict, error) {
+	var v Verdict
+	info, err := os.Stat(path)
+	if err != nil {
+		return v, err
+	}
+	return v, j.judge(&v, path, fm, info.ModTime())
 }
 
 // Of returns the verdict on the journal at path, of format fm, whose tail
@@ -153,8 +177,8 @@ func (j *Judge) finished(ctx context.Context, v *Verdict, path string, fm format
 	if registry.EndOf(fm.Name()) == format.EndQuiet && j.over(v, path, fm, t.ModTime) {
 		return whyIdlePrefix + j.cfg.Quiet.String(), nil
 	}
-	if p, ok := fm.Claim(path); ok && p.Group == filepath.Dir(path) {
-		st, err := j.Group(ctx, p.Group, fm)
+	if dir, gfm, ok := j.groupOf(path, fm); ok {
+		st, err := j.group(ctx, dir, gfm)
 		if err != nil {
 			return "", err
 		}
@@ -228,18 +252,63 @@ func Session(rep audit.Report, fm format.Format, mtime time.Time, quiet time.Dur
 	return v
 }
 
-// Group returns the state of the group whose directory is dir, of format
-// fm: the configured GroupStatus's, else the format's own
-// (format.GroupEnder). A format whose groups are not directories has no
-// group state: the zero GroupState.
-func (j *Judge) Group(ctx context.Context, dir string, fm format.Format) (format.GroupState, error) {
+// NoGroupJournal is the status of a directory no journal claims as its
+// group, with no job status source configured.
+const NoGroupJournal = "no journal of the group"
+
+// Group returns the state of the group whose directory is dir: the
+// configured GroupStatus's, else the one its journals say (GroupEnder of
+// the format whose journals claim dir as their group). A directory no
+// journal claims has not ended.
+func (j *Judge) Group(ctx context.Context, dir string) (format.GroupState, error) {
+	return j.group(ctx, dir, j.groupFormat(dir))
+}
+
+// group returns the state of the group dir of format gfm (nil: unknown).
+func (j *Judge) group(ctx context.Context, dir string, gfm format.Format) (format.GroupState, error) {
 	if j.groups != nil {
 		return j.groups.Group(ctx, dir)
 	}
-	if ge, ok := fm.(format.GroupEnder); ok {
+	if ge, ok := gfm.(format.GroupEnder); ok {
 		return ge.GroupEnd(dir)
 	}
-	return format.GroupState{}, nil
+	return format.GroupState{Status: NoGroupJournal}, nil
+}
+
+// groupOf tells whether the journal at path, of format fm, belongs to a
+// group directory, which, and the group's format (nil when unknown). A
+// journal its format claims as a group of its own (a run) belongs to
+// none. One no format claims (a stray file in a job directory) belongs
+// to its directory when a journal there claims it as its group, or when
+// a job status source is configured (it knows the directory's job).
+func (j *Judge) groupOf(path string, fm format.Format) (dir string, gfm format.Format, ok bool) {
+	dir = filepath.Dir(path)
+	if p, claimed := fm.Claim(path); claimed {
+		return dir, fm, p.Group == dir
+	}
+	gfm = j.groupFormat(dir)
+	return dir, gfm, gfm != nil || j.groups != nil
+}
+
+// groupFormat returns the format of the first journal of dir (by name)
+// that its format claims with dir as its group, or nil.
+func (j *Judge) groupFormat(dir string) format.Format {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if fm := j.formatOf(path); fm != nil {
+			if p, ok := fm.Claim(path); ok && p.Group == dir {
+				return fm
+			}
+		}
+	}
+	return nil
 }
 
 // newerSessionBeside tells whether the file's group directory (a Cortex

@@ -22,7 +22,7 @@ func judgeAt(t *testing.T, now time.Time, groups format.GroupStatus) *Judge {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Now = func() time.Time { return now }
-	j, err := New(cfg, groups)
+	j, err := New(cfg, groups, nil)
 	require.NoError(t, err)
 	return j
 }
@@ -37,7 +37,7 @@ func TestConfig(t *testing.T) {
 	} {
 		c := DefaultConfig()
 		bad(&c)
-		_, err := New(c, nil)
+		_, err := New(c, nil, nil)
 		assert.Error(t, err)
 	}
 }
@@ -85,6 +85,9 @@ func TestEveryFormatsCorpus(t *testing.T) {
 				quiet := tail.ModTime.Add(DefaultConfig().Quiet)
 				later, err := judgeAt(t, quiet, nil).Of(ctx, path, fm, tail, NeedFinished)
 				require.NoError(t, err)
+				if fresh.Finished {
+					assert.True(t, later.Finished, "%s: finished stays finished", f.Rel)
+				}
 				if !fresh.Over {
 					continue
 				}
@@ -101,63 +104,97 @@ func TestEveryFormatsCorpus(t *testing.T) {
 	}
 }
 
-// TestGroupRuleOnlyForGroups: a job status source's "terminal" finishes a
-// quiet journal whose sessions share a directory that ends as one (a
-// Cortex Plane job), never a journal that is its own group, whatever the
-// source says of its directory.
-func TestGroupRuleOnlyForGroups(t *testing.T) {
+// The lines of a Cortex Plane session: its start, and its end when reason
+// is not "".
+func cortexSession(job, reason string) string {
+	s := `{"type":"SESSION_START","timestamp":"2026-03-01T10:00:00.000Z","job_id":"` + job + `","session_id":"s","seq":0,"agent_id":"a"}` + "\n"
+	if reason != "" {
+		s += `{"type":"SESSION_END","timestamp":"2026-03-01T11:00:00.000Z","job_id":"` + job + `","session_id":"s","seq":1,"reason":"` + reason + `","total_events":2}` + "\n"
+	}
+	return s
+}
+
+// TestGroupRule: once quiet, a journal in a job directory is finished
+// when its job is terminal, by its journals (the latest session ended
+// for good) or by a job status source; a stray file the job directory
+// holds too; never a journal that is a group of its own (a Codelia run),
+// whatever a source says of its directory, nor a journal still written.
+func TestGroupRule(t *testing.T) {
 	ctx := context.Background()
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	old := now.Add(-time.Hour)
 	root := t.TempDir()
-	cortexFile := write(t, filepath.Join(root, "sessions", "job1", "session_20260301T100000Z_p.jsonl"),
-		`{"type":"SESSION_START","timestamp":"2026-03-01T10:00:00.000Z","job_id":"job1","session_id":"s","seq":0,"agent_id":"a"}`+"\n", old)
-	codeliaFile := write(t, filepath.Join(root, "codelia", "sessions", "2026", "03", "01", "run1.jsonl"),
+	// job1: an older session that crashed, a later one that completed,
+	// and a stray file.
+	crashed := write(t, filepath.Join(root, "sessions", "job1", "session_20260301T090000Z_p.jsonl"), cortexSession("job1", ""), old)
+	write(t, filepath.Join(root, "sessions", "job1", "session_20260301T100000Z_p.jsonl"), cortexSession("job1", "completed"), old)
+	stray := write(t, filepath.Join(root, "sessions", "job1", "aaa-notes.jsonl"), `{"note":"kept by an operator"}`+"\n", old)
+	// job2: its only session paused.
+	paused := write(t, filepath.Join(root, "sessions", "job2", "session_20260301T100000Z_p.jsonl"), cortexSession("job2", "approval_pause")+`{"type":"LLM_REQUEST","timestamp":"2026-03-01T11:00:01.000Z","job_id":"job2","session_id":"s","seq":2}`+"\n", old)
+	run := write(t, filepath.Join(root, "codelia", "sessions", "2026", "03", "01", "run1.jsonl"),
 		`{"type":"header","schema_version":1,"run_id":"run1","session_id":"s","started_at":"2026-03-01T10:00:00.000Z"}`+"\n", old)
 	reg, err := registry.New(registry.DefaultConfig())
 	require.NoError(t, err)
 	terminal := fixedGroups{Terminal: true, Status: "COMPLETED"}
+	running := fixedGroups{Status: "RUNNING"}
 	for _, c := range []struct {
-		path, format string
-		groups       format.GroupStatus
-		why          string
+		name, path string
+		groups     format.GroupStatus
+		why        string
 	}{
-		{cortexFile, "cortex", terminal, WhyGroupEnded},
-		{cortexFile, "cortex", nil, ""}, // its journal has not ended
-		{codeliaFile, "codelia", terminal, ""},
+		{"older session, its job completed by its journals", crashed, nil, WhyNewer},
+		{"stray file, its job completed by its journals", stray, nil, WhyGroupEnded},
+		{"stray file, the source says running", stray, running, ""},
+		{"paused job, its journals", paused, nil, ""},
+		{"paused job, the source says terminal", paused, terminal, WhyGroupEnded},
+		{"a run, the source says its directory is terminal", run, terminal, ""},
 	} {
-		fm := reg.Detect(c.path, nil).Format
-		require.Equal(t, c.format, fm.Name())
-		v, _, err := judgeAt(t, now, c.groups).File(ctx, c.path, fm, NeedFinished)
-		require.NoError(t, err)
-		assert.Equal(t, c.why, v.Why, c.path)
-		assert.Equal(t, c.why != "", v.Finished, c.path)
+		t.Run(c.name, func(t *testing.T) {
+			fm := reg.Detect(c.path, nil).Format
+			v, _, err := judgeAt(t, now, c.groups).File(ctx, c.path, fm, NeedFinished)
+			require.NoError(t, err)
+			assert.Equal(t, c.why, v.Why)
+			assert.Equal(t, c.why != "", v.Finished)
+			// Still written: only its own end could finish it.
+			v, _, err = judgeAt(t, old.Add(time.Minute), c.groups).File(ctx, c.path, fm, NeedFinished)
+			require.NoError(t, err)
+			assert.False(t, v.Finished, v.Why)
+		})
 	}
-	// Still written: the job's end does not finish it.
-	v, _, err := judgeAt(t, old.Add(time.Minute), terminal).File(ctx, cortexFile, reg.Lookup("cortex"), NeedFinished)
-	require.NoError(t, err)
-	assert.False(t, v.Finished)
 }
 
-// TestGroupFromTheJournalsOrTheSource: a group's state comes from the
-// configured source when there is one, else from its format's journals,
-// and a format without groups has none.
-func TestGroupFromTheJournalsOrTheSource(t *testing.T) {
+// TestGroupState: a group's state comes from the configured source when
+// there is one, else from the journals that claim its directory, found
+// with the judge's formats (a forced format included); a directory no
+// journal claims has not ended.
+func TestGroupState(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "job1")
-	write(t, filepath.Join(dir, "session_20260301T100000Z_p.jsonl"),
-		`{"type":"SESSION_END","timestamp":"2026-03-01T11:00:00.000Z","job_id":"job1","session_id":"s","seq":3,"reason":"completed","total_events":4}`+"\n", time.Now())
-	cortex := registry.Lookup("cortex")
-	st, err := judgeAt(t, time.Now(), nil).Group(ctx, dir, cortex)
+	write(t, filepath.Join(dir, "session_20260301T100000Z_p.jsonl"), cortexSession("job1", "completed"), time.Now())
+	st, err := judgeAt(t, time.Now(), nil).Group(ctx, dir)
 	require.NoError(t, err)
 	assert.True(t, st.Terminal)
 	assert.Equal(t, "completed", st.Status)
-	st, err = judgeAt(t, time.Now(), fixedGroups{Status: "RUNNING"}).Group(ctx, dir, cortex)
+	assert.True(t, st.FinishedAt.Equal(time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC)))
+
+	st, err = judgeAt(t, time.Now(), fixedGroups{Status: "RUNNING"}).Group(ctx, dir)
 	require.NoError(t, err)
 	assert.Equal(t, format.GroupState{Status: "RUNNING"}, st)
-	st, err = judgeAt(t, time.Now(), nil).Group(ctx, dir, registry.Lookup("codelia"))
+
+	forced, err := registry.New(registry.Config{Format: "cortex"})
 	require.NoError(t, err)
-	assert.Equal(t, format.GroupState{}, st)
+	cfg := DefaultConfig()
+	j, err := New(cfg, nil, func(p string) format.Format { return forced.Detect(p, nil).Format })
+	require.NoError(t, err)
+	st, err = j.Group(ctx, dir)
+	require.NoError(t, err)
+	assert.True(t, st.Terminal, "the format named by the Format setting")
+
+	empty := t.TempDir()
+	write(t, filepath.Join(empty, "notes.jsonl"), "{}\n", time.Now())
+	st, err = judgeAt(t, time.Now(), nil).Group(ctx, empty)
+	require.NoError(t, err)
+	assert.Equal(t, format.GroupState{Status: NoGroupJournal}, st)
 }
 
 type fixedGroups format.GroupState

@@ -105,7 +105,7 @@ type Status struct {
 	conn *pgx.Conn
 }
 
-// New validates cfg; it connects lazily, on the first Ping or Job.
+// New validates cfg; it connects lazily, on the first Ping or Group.
 func New(cfg Config) (*Status, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
