@@ -1,10 +1,7 @@
 package claudecode
 
 import (
-	"cmp"
-	"fmt"
 	"path/filepath"
-	"slices"
 
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
@@ -43,9 +40,7 @@ type State struct {
 	// tools holds the tool_use ids issued, by hash: true once answered.
 	tools     map[uint64]bool
 	toolsFull bool
-	open      []openTool // unanswered tool_use ids, at most maxOpenTools
-	openSeq   int64      // issue order, for Open
-	untracked int64      // unanswered tool_use ids past maxOpenTools
+	open      format.OpenCalls // unanswered tool_use ids, at most maxOpenTools listed
 
 	responses map[uint64]counted // usage counted per message.id hash
 	// last is what the last judged line counted, for Withdraw: its
@@ -80,14 +75,6 @@ const (
 	uuidMain
 )
 
-// openTool is an unanswered tool_use. Its buffers are reused by later
-// ones.
-type openTool struct {
-	h        uint64
-	seq      int64
-	id, name []byte
-}
-
 func newState(cfg *Config, p format.Path) *State {
 	s := &State{max: cfg.MaxTrackedIDs, maxScan: cfg.MaxMainScan, agentF: p.AgentID != "",
 		session: []byte(p.SessionID), agent: []byte(p.AgentID), derived: StateIdle}
@@ -107,25 +94,7 @@ func (s *State) Project() string { return s.project }
 
 // Open implements format.State: the tool_use ids never answered, in the
 // order they were issued.
-func (s *State) Open() []string {
-	if len(s.open) == 0 && s.untracked == 0 {
-		return nil
-	}
-	open := slices.Clone(s.open)
-	slices.SortFunc(open, func(a, b openTool) int { return cmp.Compare(a.seq, b.seq) })
-	out := make([]string, 0, len(open)+1)
-	for _, o := range open {
-		if len(o.name) > 0 {
-			out = append(out, fmt.Sprintf("tool_use %s (%s) was never answered", o.id, o.name))
-		} else {
-			out = append(out, fmt.Sprintf("tool_use %s was never answered", o.id))
-		}
-	}
-	if s.untracked > 0 {
-		out = append(out, fmt.Sprintf("%d more tool_use ids were never answered", s.untracked))
-	}
-	return out
-}
+func (s *State) Open() []string { return s.open.Sentences("tool_use", "tool_use ids") }
 
 // Over implements format.State: Claude Code writes no end record, the
 // session counts as over while its derived state is idle (the finalizer
@@ -222,7 +191,7 @@ func (s *State) issue(h uint64, id, name []byte) (lost bool) {
 		return false
 	case len(s.tools) >= s.max:
 		s.toolsFull, lost = true, true
-		if s.findOpen(h) >= 0 {
+		if s.open.Find(h) >= 0 {
 			return lost
 		}
 	default:
@@ -231,19 +200,7 @@ func (s *State) issue(h uint64, id, name []byte) (lost bool) {
 		}
 		s.tools[h] = false
 	}
-	if len(s.open) >= min(maxOpenTools, s.max) {
-		s.untracked++
-		return lost
-	}
-	if len(s.open) < cap(s.open) {
-		s.open = s.open[:len(s.open)+1] // reuse the entry's buffers
-	} else {
-		s.open = append(s.open, openTool{})
-	}
-	o := &s.open[len(s.open)-1]
-	s.openSeq++
-	o.h, o.seq = h, s.openSeq
-	o.id, o.name = append(o.id[:0], id...), append(o.name[:0], name...)
+	s.open.Issue(h, id, name, 0, min(maxOpenTools, s.max))
 	return lost
 }
 
@@ -252,28 +209,16 @@ func (s *State) issue(h uint64, id, name []byte) (lost bool) {
 // proves anything (every id could be tracked).
 func (s *State) answer(h uint64, a *integrity.Arena) (name []byte, issued, verified bool) {
 	answered, inSet := s.tools[h]
-	i := s.findOpen(h)
+	i := s.open.Find(h)
 	if i >= 0 {
-		name = a.Copy(s.open[i].name)
-		last := len(s.open) - 1
-		s.open[i], s.open[last] = s.open[last], s.open[i]
-		s.open = s.open[:last]
-	} else if inSet && !answered && s.untracked > 0 {
-		s.untracked-- // one of those past the list's bound
+		name = a.Copy(s.open.Answer(i).Name)
+	} else if inSet && !answered {
+		s.open.AnswerUntracked() // one of those past the list's bound
 	}
 	if inSet && !answered {
 		s.tools[h] = true
 	}
 	return name, inSet || i >= 0, !s.toolsFull
-}
-
-func (s *State) findOpen(h uint64) int {
-	for i := range s.open {
-		if s.open[i].h == h {
-			return i
-		}
-	}
-	return -1
 }
 
 // Withdraw implements format.Withdrawer: the last judged line will not be

@@ -97,7 +97,7 @@ func TestOpenToolsAreBounded(t *testing.T) {
 	lines = append(lines, userBlocks(uid(5000), uid(1), toolResult(fmt.Sprintf("toolu_%d", maxOpenTools+1))))
 	evs, st := run(t, New(), mainPath, lines...)
 	assert.Zero(t, evs[len(evs)-1].NoteCount, "an untracked open one: called")
-	assert.Len(t, st.open, maxOpenTools)
+	assert.Equal(t, maxOpenTools, st.open.Len())
 	open := st.Open()
 	assert.Len(t, open, maxOpenTools+1)
 	assert.Equal(t, "tool_use toolu_0 (Bash) was never answered", open[0])
@@ -484,7 +484,7 @@ func TestMemoryIsBounded(t *testing.T) {
 	assert.Len(t, st.uuids, 3)
 	assert.Len(t, st.tools, 3)
 	assert.Len(t, st.responses, 3)
-	assert.Len(t, st.open, 3)
+	assert.Equal(t, 3, st.open.Len())
 	assert.Equal(t, []string{"continuity_unverified"}, formattest.Notes(&evs[3]), "once, when the first id is not tracked")
 	for i := 4; i < len(evs); i++ {
 		if i == 7 {

@@ -1,10 +1,6 @@
 package codex
 
 import (
-	"cmp"
-	"fmt"
-	"slices"
-
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
 )
@@ -36,11 +32,9 @@ type State struct {
 	// turn already aborted).
 	calls     map[uint64]uint32
 	callsFull bool
-	turn      uint32 // the turn number, from 1; advanced when a turn ends
-	live      int    // calls of the current turn not answered yet
-	open      []openCall
-	openSeq   int64
-	untracked int64 // unanswered calls past maxOpenCalls
+	turn      uint32           // the turn number, from 1; advanced when a turn ends
+	live      int              // calls of the current turn not answered yet
+	open      format.OpenCalls // unanswered calls, at most maxOpenCalls listed; Extra is the turn
 
 	aborted bool // a turn was aborted and no new one began
 
@@ -62,14 +56,6 @@ const (
 	callDead     uint32 = 1<<32 - 1
 )
 
-// openCall is an unanswered call. Its buffers are reused by later ones.
-type openCall struct {
-	h        uint64
-	seq      int64
-	turn     uint32 // as State.calls holds it
-	id, name []byte
-}
-
 func newState(cfg *Config, p format.Path) *State {
 	return &State{max: cfg.MaxTrackedIDs, session: []byte(p.SessionID), turn: 1, derived: StateIdle}
 }
@@ -79,25 +65,7 @@ func (s *State) Model() string { return string(s.model) }
 
 // Open implements format.State: the calls never answered, in the order
 // they were issued.
-func (s *State) Open() []string {
-	if len(s.open) == 0 && s.untracked == 0 {
-		return nil
-	}
-	open := slices.Clone(s.open)
-	slices.SortFunc(open, func(a, b openCall) int { return cmp.Compare(a.seq, b.seq) })
-	out := make([]string, 0, len(open)+1)
-	for _, o := range open {
-		if len(o.name) > 0 {
-			out = append(out, fmt.Sprintf("call %s (%s) was never answered", o.id, o.name))
-		} else {
-			out = append(out, fmt.Sprintf("call %s was never answered", o.id))
-		}
-	}
-	if s.untracked > 0 {
-		out = append(out, fmt.Sprintf("%d more calls were never answered", s.untracked))
-	}
-	return out
-}
+func (s *State) Open() []string { return s.open.Sentences("call", "calls") }
 
 // Over implements format.State: Codex writes no end record; the session
 // counts as over while its derived state is idle (the finalizer and
@@ -209,19 +177,7 @@ func (s *State) issue(h uint64, id, name []byte) (repeat bool) {
 		}
 		s.calls[h] = v
 	}
-	s.openSeq++
-	if len(s.open) >= maxOpenCalls {
-		s.untracked++
-		return false
-	}
-	if len(s.open) < cap(s.open) {
-		s.open = s.open[:len(s.open)+1] // reuse the entry's buffers
-	} else {
-		s.open = append(s.open, openCall{})
-	}
-	o := &s.open[len(s.open)-1]
-	o.h, o.seq, o.turn = h, s.openSeq, v
-	o.id, o.name = append(o.id[:0], id...), append(o.name[:0], name...)
+	s.open.Issue(h, id, name, v, maxOpenCalls)
 	return false
 }
 
@@ -232,7 +188,7 @@ func (s *State) answer(h uint64, a *integrity.Arena) (name []byte, issued, verif
 	v, inMap := s.calls[h]
 	i := -1
 	if !inMap || v != callAnswered {
-		i = s.openIndex(h)
+		i = s.open.Find(h)
 	}
 	if !inMap && i < 0 {
 		return nil, false, !s.callsFull
@@ -240,27 +196,18 @@ func (s *State) answer(h uint64, a *integrity.Arena) (name []byte, issued, verif
 	if inMap {
 		s.calls[h] = callAnswered
 	} else {
-		v = s.open[i].turn
+		v = s.open.At(i).Extra
 	}
 	if v == s.turn && s.live > 0 {
 		s.live--
 	}
-	if i >= 0 {
-		name = a.Copy(s.open[i].name)
-		last := len(s.open) - 1
-		s.open[i], s.open[last] = s.open[last], s.open[i] // keep the buffers for reuse
-		s.open = s.open[:last]
+	switch {
+	case i >= 0:
+		name = a.Copy(s.open.Answer(i).Name)
+	case v != callAnswered:
+		s.open.AnswerUntracked() // one of those past the list's bound
 	}
 	return name, true, true
-}
-
-func (s *State) openIndex(h uint64) int {
-	for i := range s.open {
-		if s.open[i].h == h {
-			return i
-		}
-	}
-	return -1
 }
 
 // hash is FNV-1a: ids are remembered by hash, without allocating.

@@ -247,15 +247,25 @@ func TestPairingBounded(t *testing.T) {
 	assert.Equal(t, []string{"call c1 (x) was never answered"}, st.Open())
 }
 
+// TestOpenPastTheList: calls past the list's bound are counted, and one
+// of them answered is no longer.
 func TestOpenPastTheList(t *testing.T) {
 	var lines []string
+	id := func(i int) string {
+		return "c" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676))
+	}
 	for i := range maxOpenCalls + 2 {
-		lines = append(lines, call("c"+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676)), "x"))
+		lines = append(lines, call(id(i), "x"))
 	}
 	_, st := run(t, New(), mainPath, lines...)
 	open := st.Open()
 	assert.Len(t, open, maxOpenCalls+1)
 	assert.Equal(t, "2 more calls were never answered", open[maxOpenCalls])
+
+	_, st = run(t, New(), mainPath, append(lines, output(id(maxOpenCalls+1)))...)
+	open = st.Open()
+	assert.Len(t, open, maxOpenCalls+1)
+	assert.Equal(t, "1 more calls were never answered", open[maxOpenCalls])
 }
 
 func TestDerivedState(t *testing.T) {

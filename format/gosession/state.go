@@ -1,12 +1,9 @@
 package gosession
 
 import (
-	"cmp"
-	"fmt"
 	"hash/maphash"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/journalship/journalship/format"
@@ -34,12 +31,9 @@ type State struct {
 	hasTail bool
 
 	seed  maphash.Seed
-	uuids idSet // message uuids seen
-	calls idSet // tool call ids issued by assistant messages
-	open  []pending
-	// untracked counts unanswered calls past MaxOpenCalls.
-	untracked int64
-	issued    int64 // calls issued so far (orders open)
+	uuids idSet            // message uuids seen
+	calls idSet            // tool call ids issued by assistant messages
+	open  format.OpenCalls // unanswered calls, at most MaxOpenCalls listed
 
 	prev      time.Time // the previous message's timestamp
 	prevText  []byte    // as written
@@ -49,13 +43,6 @@ type State struct {
 
 	sawMessage, sawTranscript bool
 	table                     string // the state the last message gives
-}
-
-// pending is an unanswered tool call; its buffers are reused.
-type pending struct {
-	hash     uint64
-	order    int64
-	id, name []byte
 }
 
 func newState(cfg *Config, p format.Path) *State {
@@ -184,78 +171,33 @@ func (s *State) EndReason() string {
 
 // Open implements format.State: the tool calls never answered, in the
 // order they were issued.
-func (s *State) Open() []string {
-	if len(s.open) == 0 && s.untracked == 0 {
-		return nil
-	}
-	open := slices.Clone(s.open)
-	slices.SortFunc(open, func(a, b pending) int { return cmp.Compare(a.order, b.order) })
-	out := make([]string, 0, len(open)+1)
-	for _, p := range open {
-		if len(p.name) > 0 {
-			out = append(out, fmt.Sprintf("tool call %s (%s) was never answered", p.id, p.name))
-		} else {
-			out = append(out, fmt.Sprintf("tool call %s was never answered", p.id))
-		}
-	}
-	if s.untracked > 0 {
-		out = append(out, fmt.Sprintf("%d more tool calls were never answered", s.untracked))
-	}
-	return out
-}
+func (s *State) Open() []string { return s.open.Sentences("tool call", "tool calls") }
 
 func (s *State) hash(b []byte) uint64 { return maphash.Bytes(s.seed, b) }
 
 // issue records a tool call an assistant message issues.
 func (s *State) issue(h uint64, id, name []byte) {
 	s.calls.add(h)
-	s.issued++
-	if s.find(h) >= 0 {
+	if s.open.Find(h) >= 0 {
 		return // issued again while open: still one call to answer
 	}
-	if len(s.open) >= s.cfg.MaxOpenCalls {
-		s.untracked++
-		return
-	}
-	if len(s.open) < cap(s.open) {
-		s.open = s.open[:len(s.open)+1] // reuse the entry's buffers
-	} else {
-		s.open = append(s.open, pending{})
-	}
-	p := &s.open[len(s.open)-1]
-	p.hash, p.order = h, s.issued
-	p.id = append(p.id[:0], clip(id, maxKept)...)
-	p.name = append(p.name[:0], clip(name, maxKept)...)
+	s.open.Issue(h, clip(id, maxKept), clip(name, maxKept), 0, s.cfg.MaxOpenCalls)
 }
 
 // answer closes the call a tool message answers. name is the call's
 // (valid until the next issue); issued is false when no earlier assistant
 // message issued it, as far as the state can tell.
 func (s *State) answer(h uint64) (name []byte, issued bool) {
-	if i := s.find(h); i >= 0 {
-		last := len(s.open) - 1
-		s.open[i], s.open[last] = s.open[last], s.open[i]
-		s.open = s.open[:last]
-		return s.open[:last+1][last].name, true
+	if i := s.open.Find(h); i >= 0 {
+		return s.open.Answer(i).Name, true
 	}
 	if !s.calls.has(h) && !s.calls.full {
 		return nil, false
 	}
 	// Issued (or perhaps, the ids having overflowed: not annotated), and
 	// perhaps one of the calls kept without their name.
-	if s.untracked > 0 {
-		s.untracked--
-	}
+	s.open.AnswerUntracked()
 	return nil, true
-}
-
-func (s *State) find(h uint64) int {
-	for i := range s.open {
-		if s.open[i].hash == h {
-			return i
-		}
-	}
-	return -1
 }
 
 // regression tells whether a message timestamp t is before the previous

@@ -222,7 +222,7 @@ func TestBounds(t *testing.T) {
 	assert.Equal(t, 2, st.uuids.n)
 
 	evs, st = runWith(t, f, Messages, nil, call(1, 0, "a:x", "b:y"), call(2, 1, "c:z"), result(3, 2, "c"), result(4, 3, "q"))
-	assert.Len(t, st.open, 2)
+	assert.Equal(t, 2, st.open.Len())
 	assert.Nil(t, formattest.Notes(&evs[2]))
 	assert.Nil(t, formattest.Notes(&evs[3]), "the call ids overflowed: q may have been issued")
 	assert.Equal(t, []string{"tool call a (x) was never answered", "tool call b (y) was never answered"}, st.Open())
@@ -238,9 +238,9 @@ func TestBounds(t *testing.T) {
 
 	long := strings.Repeat("é", 300)
 	_, st = run(t, nil, call(1, 0, long+":"+long))
-	require.Len(t, st.open, 1)
-	assert.LessOrEqual(t, len(st.open[0].id), maxKept, "ids and names kept are clipped")
-	assert.LessOrEqual(t, len(st.open[0].name), maxKept)
+	require.Equal(t, 1, st.open.Len())
+	assert.LessOrEqual(t, len(st.open.At(0).ID), maxKept, "ids and names kept are clipped")
+	assert.LessOrEqual(t, len(st.open.At(0).Name), maxKept)
 }
 
 func TestIDSet(t *testing.T) {
