@@ -33,6 +33,8 @@ type Descriptor struct {
 	New func(o Options) (Format, error)
 	// End is how the runtime says a session is over (EndLine when unset).
 	End End
+	// Unit is what retention deletes together (UnitFile when unset).
+	Unit Unit
 	// Deploy is where the shipped deployments find the format's journals
 	// on a node.
 	Deploy Deploy

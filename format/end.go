@@ -38,6 +38,39 @@ func (e End) String() string {
 	return "an end line"
 }
 
+// Unit is what retention deletes together, declared by a format's
+// Descriptor; its Claim says it of each path (Path.Group), and the
+// conformance suite checks that the two agree.
+type Unit uint8
+
+// The units.
+const (
+	// UnitFile: each journal alone (a run, a session), with the files
+	// that are its own (Path.Companions, OwnsBeside): Path.Group is the
+	// journal.
+	UnitFile Unit = iota
+	// UnitDirectory: the journals of a directory that ends as one (a
+	// Cortex Plane job; the format is a GroupEnder), each once the group
+	// has ended, then the directory once empty: Path.Group is the
+	// directory.
+	UnitDirectory
+	// UnitSession: a main journal with its session's directory (the
+	// format is a SessionDir), once every member journal is in Loki too:
+	// Path.Group is the main journal.
+	UnitSession
+)
+
+// String names the unit for people.
+func (u Unit) String() string {
+	switch u {
+	case UnitDirectory:
+		return "a directory of sessions (a job)"
+	case UnitSession:
+		return "a main journal with its session directory"
+	}
+	return "each journal alone"
+}
+
 // GroupState is what is known of a group of journals that ends as one (a
 // Cortex Plane job, whose sessions share its directory).
 type GroupState struct {

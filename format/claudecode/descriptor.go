@@ -13,6 +13,7 @@ var Descriptor = format.Descriptor{
 	Doc:     "docs/formats/claude-code.md",
 	New:     func(format.Options) (format.Format, error) { return NewWith(DefaultConfig()) },
 	End:     format.EndQuiet,
+	Unit:    format.UnitSession,
 	Deploy: format.Deploy{
 		Root:  "/data/claude/projects",
 		Paths: []string{"*/*.jsonl", "*/*/subagents/agent-*.jsonl"},

@@ -19,6 +19,7 @@ var Descriptor = format.Descriptor{
 		}
 		return NewWith(Config{KnownSchemaVersions: versions})
 	},
+	Unit: format.UnitDirectory,
 	Deploy: format.Deploy{
 		Root:  "/data/sessions",
 		Paths: []string{"*/*.jsonl"},

@@ -14,6 +14,7 @@ var Descriptor = format.Descriptor{
 	Doc:     "docs/formats/go-session.md",
 	New:     func(format.Options) (format.Format, error) { return NewWith(DefaultConfig()) },
 	End:     format.EndBeside,
+	Unit:    format.UnitSession,
 	Deploy: format.Deploy{
 		Root:  "/data/go-session",
 		Paths: []string{"*/messages.jsonl", "*/transcript.jsonl"},

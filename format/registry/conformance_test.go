@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,35 +97,44 @@ func TestConformanceDetection(t *testing.T) {
 	})
 }
 
-// TestConformanceGroups: a journal whose sessions share its directory (a
-// group that ends as one, Path.Group the directory) is of a format that
-// reads the group's state from its journals (format.GroupEnder), and
-// its corpus has a group that ended for good.
-func TestConformanceGroups(t *testing.T) {
+// TestConformanceUnit: each file's claimed group is what its format's
+// declared Unit says retention deletes together: the journal, its
+// directory (then the format reads the group's state from its journals,
+// and its corpus has a group that ended for good), or its session's main
+// journal (the format names the session's directory of a main journal).
+func TestConformanceUnit(t *testing.T) {
 	eachFormat(t, func(t *testing.T, c *conformanceCorpus) {
-		ended := map[string]bool{}
+		d, _ := Describe(c.format.Name())
+		ended, mains := map[string]bool{}, 0
 		for _, f := range c.corpus.Files {
 			path := c.path(f)
-			d := c.reg.Detect(path, lines(f)[0])
-			if d.Path.Group != filepath.Dir(path) {
-				continue
+			det := c.reg.Detect(path, lines(f)[0])
+			if det.How != "path" {
+				continue // outside the layout: its own group, whatever the unit
 			}
-			ge, ok := c.format.(format.GroupEnder)
-			require.True(t, ok, "%s: grouped by its directory, so its format is a format.GroupEnder", f.Rel)
-			st, err := ge.GroupEnd(d.Path.Group)
-			require.NoError(t, err, f.Rel)
-			ended[d.Path.Group] = st.Terminal
-		}
-		if len(ended) == 0 {
-			return // its journals are groups of their own
-		}
-		terminal := 0
-		for _, e := range ended {
-			if e {
-				terminal++
+			g := det.Path.Group
+			switch d.Unit {
+			case format.UnitFile:
+				assert.Equal(t, path, g, "%s: %s", f.Rel, d.Unit)
+			case format.UnitDirectory:
+				require.Equal(t, filepath.Dir(path), g, "%s: %s", f.Rel, d.Unit)
+				st, err := c.format.(format.GroupEnder).GroupEnd(g)
+				require.NoError(t, err, f.Rel)
+				ended[g] = st.Terminal
+			case format.UnitSession:
+				assert.True(t, strings.HasSuffix(g, ".jsonl"), "%s: its group %s is a main journal", f.Rel, g)
+				if _, ok := c.format.(format.SessionDir).SessionDir(path); ok {
+					assert.Equal(t, path, g, "%s: a session's main journal is its group", f.Rel)
+					mains++
+				}
 			}
 		}
-		assert.Positive(t, terminal, "groups that ended for good")
+		switch d.Unit {
+		case format.UnitDirectory:
+			assert.True(t, slices.Contains(slices.Collect(maps.Values(ended)), true), "a group that ended for good")
+		case format.UnitSession:
+			assert.Positive(t, mains, "a main journal with its session directory")
+		}
 	})
 }
 

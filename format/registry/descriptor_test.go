@@ -40,6 +40,10 @@ func TestDescriptorsDeclareEverything(t *testing.T) {
 		_, beside := f.(format.EndsBeside)
 		assert.Equal(t, beside, d.End == format.EndBeside, "%s: End %s, and EndsBeside implemented: %v", d.Name, d.End, beside)
 		assert.Equal(t, d.End, EndOf(d.Name))
+		_, grouped := f.(format.GroupEnder)
+		_, session := f.(format.SessionDir)
+		assert.Equal(t, grouped, d.Unit == format.UnitDirectory, "%s: Unit %s, and GroupEnder implemented: %v", d.Name, d.Unit, grouped)
+		assert.Equal(t, session, d.Unit == format.UnitSession, "%s: Unit %s, and SessionDir implemented: %v", d.Name, d.Unit, session)
 	}
 	assert.Equal(t, format.EndLine, EndOf(Unknown.Name()))
 	var names []string

@@ -59,13 +59,13 @@ func readmeList() string {
 // layouts, event types and own annotations.
 func formatsTable() string {
 	var b strings.Builder
-	b.WriteString("| `format` | Runtime and layouts | `event_type` values | Its own annotations |\n|---|---|---|---|\n")
+	b.WriteString("| `format` | Runtime and layouts | Over by; deleted as | `event_type` values | Its own annotations |\n|---|---|---|---|---|\n")
 	for _, d := range Descriptors() {
 		f := Lookup(d.Name)
-		fmt.Fprintf(&b, "| `%s` | [%s](%s): %s | %s | %s |\n", d.Name, d.Runtime, strings.TrimPrefix(d.Doc, "docs/"),
-			layouts(f), cell(f.EventTypes(), true), annotations(f))
+		fmt.Fprintf(&b, "| `%s` | [%s](%s): %s | %s; %s | %s | %s |\n", d.Name, d.Runtime, strings.TrimPrefix(d.Doc, "docs/"),
+			layouts(f), d.End, d.Unit, cell(f.EventTypes(), true), annotations(f))
 	}
-	fmt.Fprintf(&b, "| `%s` | any other file | %s | — |\n", Unknown.Name(), cell(Unknown.EventTypes(), true))
+	fmt.Fprintf(&b, "| `%s` | any other file | nothing (retention's max age); %s | %s | — |\n", Unknown.Name(), format.UnitFile, cell(Unknown.EventTypes(), true))
 	return b.String()
 }
 
