@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/format"
+	"github.com/journalship/journalship/format/registry"
 	"github.com/journalship/journalship/verdict"
 )
 
@@ -23,13 +24,15 @@ const maxRunDepth = 6
 
 // runTree tells whether the root's directory name holds a file-per-run
 // layout: the first journal found in it (breadth by name, at most
-// maxRunDepth deep) is claimed by a format whose group is the file itself.
-// A directory with subdirectories and no journal yet (a runtime's tree
-// whose runs were all deleted, or not written yet) is one too: a job
-// directory holds its session files only, so it is never taken for an
-// empty job directory and removed.
+// maxRunDepth deep) is of a format whose Unit is not a directory of
+// sessions (format.UnitDirectory: a job directory). A directory with
+// subdirectories and no journal yet (a runtime's tree whose runs were all
+// deleted, or not written yet) is one too: a job directory holds its
+// session files only, so it is never taken for an empty job directory
+// and removed.
 func (s *sweep) runTree(name string) bool {
-	found, group, subdirs := "", "", false
+	var found format.Format
+	subdirs := false
 	_ = fs.WalkDir(s.rt.FS(), name, func(rel string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -44,19 +47,17 @@ func (s *sweep) runTree(name string) bool {
 			// claims (the fallback makes every such file its own group)
 			// says nothing of the layout; the walk goes on past it.
 			if det := s.formats.Detect(s.abs(rel), nil); det.How == "path" {
-				found, group = rel, det.Path.Group
+				found = det.Format
 				return fs.SkipAll
 			}
 		}
 		return nil
 	})
-	if found == "" {
+	if found == nil {
 		return subdirs
 	}
-	// A session's member journal (Claude Code's subagents, walked before
-	// the main journal beside their directory) names its main journal as
-	// its group.
-	return group == s.abs(found) || strings.HasSuffix(group, ".jsonl")
+	d, _ := registry.Describe(found.Name())
+	return d.Unit != format.UnitDirectory
 }
 
 // runs sweeps a file-per-run tree: every journal is judged alone, its
