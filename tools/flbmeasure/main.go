@@ -68,6 +68,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 15*time.Minute, "longest a run may take")
 	tag := fs.String("tag", "journals", "tail's Tag: without a *, as in the project's fluent-bit.conf, records of many files share a chunk; with one, each file gets its own tag and so its own chunks and flushes")
 	stall := fs.Duration("stall", time.Minute, "end a run as incomplete when no line arrives for this long")
+	tailExtra := fs.String("tail", "", "more settings of the tail input, the same for every output: \"Key Value\" pairs separated by commas (\"File_Cache_Advise Off\")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -91,6 +92,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	su := &setup{tag: *tag, timeout: *timeout, stall: *stall, keepLogs: *keep}
+	for _, e := range strings.Split(*tailExtra, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(e), " "); ok && strings.TrimSpace(v) != "" {
+			su.tailExtra = append(su.tailExtra, k+" "+strings.TrimSpace(v))
+		} else if strings.TrimSpace(e) != "" {
+			return fmt.Errorf("-tail: %q is not \"Key Value\"", e)
+		}
+	}
 	var err error
 	if *rounds > 0 {
 		if *fluentBit == "" {

@@ -44,6 +44,9 @@ type setup struct {
 	stall       time.Duration // give up when nothing arrives for this long
 	workDir     string        // each run's state directory is made under it
 	keepLogs    bool
+	// tailExtra are more settings of the tail input, "Key Value" each,
+	// the same for every output.
+	tailExtra []string
 }
 
 // result is one run of one output.
@@ -202,10 +205,13 @@ func (su *setup) config(out, state string, loki *standIn, httpPort int) (conf, p
     Read_from_Head    On
     Buffer_Chunk_Size 256k
     Buffer_Max_Size   1M
-
-[OUTPUT]
 `, httpPort, su.tag, strings.Join(su.paths, ","), filepath.Join(state, "tail.db"))
 	kv := func(k, v string) { fmt.Fprintf(&b, "    %-17s %s\n", k, v) }
+	for _, e := range su.tailExtra {
+		k, v, _ := strings.Cut(strings.TrimSpace(e), " ")
+		kv(k, strings.TrimSpace(v))
+	}
+	b.WriteString("\n[OUTPUT]\n")
 	kv("Name", out)
 	kv("Match", "*")
 	switch out {

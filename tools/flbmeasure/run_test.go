@@ -31,7 +31,7 @@ func TestConfig(t *testing.T) {
 	require.NoError(t, err)
 	defer s.close()
 	su := &setup{tag: "journals.*", paths: []string{"/d/*/*.jsonl"}, formatRoots: "cortex=/d",
-		journalship: "/bin/out_journalship.so", grafanaLoki: "/tmp/out_grafana_loki.so"}
+		journalship: "/bin/out_journalship.so", grafanaLoki: "/tmp/out_grafana_loki.so", tailExtra: []string{"File_Cache_Advise Off"}}
 	for out, want := range map[string]struct{ plugin, line string }{
 		outNull:        {"", "Name              null"},
 		outLoki:        {"", "Line_Format       json"},
@@ -44,7 +44,8 @@ func TestConfig(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(conf, "[OUTPUT]"), out)
 		assert.Contains(t, conf, "Name              "+out+"\n", out)
 		for _, in := range []string{"Read_from_Head    On", "Path_Key          file", "Offset_Key        offset",
-			"DB                /state/tail.db", "Buffer_Chunk_Size 256k", "Buffer_Max_Size   1M", "Key               log"} {
+			"DB                /state/tail.db", "Buffer_Chunk_Size 256k", "Buffer_Max_Size   1M", "Key               log",
+			"File_Cache_Advise Off\n\n[OUTPUT]"} {
 			assert.Contains(t, conf, in, out)
 		}
 	}
