@@ -93,19 +93,21 @@ func anchoredIn(ru *rule, text []byte, start, end int) bool {
 
 func TestWordsScanner(t *testing.T) {
 	w := newWords([]word{{lit: "ghp_", after: []byteSet{alnum()}}, {lit: "secret", fold: true}, {lit: "SK", after: []byteSet{alnum(), alnum()}}})
-	for _, c := range []struct {
-		text string
-		want bool
-	}{
-		{"", false}, {"g", false}, {"gh", false}, {"ghp_", false}, {"xghp_a", true}, {"GHP_a", false},
-		{"a SeCrEt b", true}, {"secre", false}, {"SK", false}, {"SKa", false}, {"SKab", true}, {"skab", false},
-		{`ghp_\u0041`, true}, {`ghp_\"`, false}, {`ghp_\x`, true}, // escapes are decoded; \x is none
-	} {
-		assert.Equal(t, c.want, w.mark([]byte(c.text), make([]uint64, 1), true), "%q", c.text)
+	for _, sc := range scans(w) {
+		for _, c := range []struct {
+			text string
+			want bool
+		}{
+			{"", false}, {"g", false}, {"gh", false}, {"ghp_", false}, {"xghp_a", true}, {"GHP_a", false},
+			{"a SeCrEt b", true}, {"secre", false}, {"SK", false}, {"SKa", false}, {"SKab", true}, {"skab", false},
+			{`ghp_\u0041`, true}, {`ghp_\"`, false}, {`ghp_\x`, true}, // escapes are decoded; \x is none
+		} {
+			assert.Equal(t, c.want, sc.mark(w, []byte(c.text), make([]uint64, 1), true), "%s: %q", sc.name, c.text)
+		}
+		seen := make([]uint64, 1)
+		assert.True(t, sc.mark(w, []byte("SKab SECRET"), seen, true), sc.name)
+		assert.Equal(t, uint64(0b110), seen[0], sc.name)
 	}
-	seen := make([]uint64, 1)
-	assert.True(t, w.mark([]byte("SKab SECRET"), seen, true))
-	assert.Equal(t, uint64(0b110), seen[0])
 
 	assert.Equal(t, 3, indexFold([]byte("xx SeCrEt"), "secret"))
 	assert.Equal(t, -1, indexFold([]byte("secre"), "secret"))
@@ -150,9 +152,11 @@ func TestUnboundedRuleSearchesALongLineOnce(t *testing.T) {
 // position closer only when its pair and the byte after it allow, finds
 // each word of the default rules (with the bytes that must follow it) at
 // any offset of a text, at its start and at its end, whatever is around
-// it, and reports exactly the words a search at every position finds.
+// it, and reports exactly the words a search at every position finds;
+// whichever the scan (see scans).
 func TestWordsScannerFindsEveryWordAnywhere(t *testing.T) {
 	k := newRedactor(t, nil).set.words
+	ss := scans(k)
 	rnd := rand.New(rand.NewPCG(1, 2))
 	filler := []byte(`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 "{}:,./\-_~`)
 	for wi, w := range k.list {
@@ -172,12 +176,17 @@ func TestWordsScannerFindsEveryWordAnywhere(t *testing.T) {
 			text = slices.Concat(text[:at], word, text[at:])
 			seen := make([]uint64, (len(k.list)+63)/64)
 			for _, raw := range []bool{true, false} {
-				clear(seen)
-				k.mark(text, seen, raw)
-				require.NotZero(t, seen[wi>>6]&(1<<(wi&63)), "%q not found in %q (raw %t)", w.lit, text, raw)
+				want := make([]bool, len(k.list))
 				for wj := range k.list {
-					want := wordAnywhere(&k.list[wj], text, raw)
-					require.Equal(t, want, seen[wj>>6]&(1<<(wj&63)) != 0, "%q in %q (raw %t)", k.list[wj].lit, text, raw)
+					want[wj] = wordAnywhere(&k.list[wj], text, raw)
+				}
+				for _, sc := range ss {
+					clear(seen)
+					sc.mark(k, text, seen, raw)
+					require.NotZero(t, seen[wi>>6]&(1<<(wi&63)), "%s: %q not found in %q (raw %t)", sc.name, w.lit, text, raw)
+					for wj := range k.list {
+						require.Equal(t, want[wj], seen[wj>>6]&(1<<(wj&63)) != 0, "%s: %q in %q (raw %t)", sc.name, k.list[wj].lit, text, raw)
+					}
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/binary"
+	"math/bits"
 	"strings"
 	"sync"
 )
@@ -22,7 +23,10 @@ type word struct {
 // text, and the byte after it: at each position of the text, a table of
 // all 65536 pairs tells whether the pair is some word's and, if so, which
 // of 16 classes of bytes (thirdBit, blind to case) may come after it in
-// one; only a position where both hold is looked at closer.
+// one; only a position where both hold is looked at closer. Where the
+// CPU can, a vector scan (words_vec.go) first picks the few positions,
+// 64 at a time, whose three bytes could be some word's, and only those
+// are looked up in the table.
 type words struct {
 	// hot maps a byte pair (little endian) to the classes of the byte
 	// after it in a word (all when the pair ends a word).
@@ -32,6 +36,9 @@ type words struct {
 	// offset in the word.
 	buckets [][]pairEntry
 	list    []word
+	// vec are the tables of the vector scan (nil when the CPU cannot
+	// run it).
+	vec *vecTables
 }
 
 type pairEntry struct {
@@ -61,8 +68,10 @@ func newPairEntry(w word, wi, off int) pairEntry {
 // most 65535 of them).
 func newWords(list []word) *words {
 	k := &words{list: list, buckets: [][]pairEntry{nil}}
+	offs := make([]int, len(list))
 	for wi, w := range list {
 		off := rarestPair(w)
+		offs[wi] = off
 		third := uint16(0xffff) // the pair ends the word: any byte may follow
 		switch {
 		case off+2 < len(w.lit):
@@ -88,12 +97,35 @@ func newWords(list []word) *words {
 			}
 		}
 	}
+	if vectorCPU && len(list) > 0 {
+		k.vec = newVecTables(list, offs)
+	}
 	return k
 }
 
 // mark sets in seen the bit of each word text holds and reports whether
 // there was one; raw: text is a raw line (see fits).
 func (k *words) mark(text []byte, seen []uint64, raw bool) bool {
+	if k.vec != nil && vectorScan && len(text) >= minVecText {
+		return k.markVec(text, seen, raw)
+	}
+	return k.markScalar(text, seen, raw)
+}
+
+// vectorScan: mark uses the vector scan where it can (tests turn it off
+// to compare the two).
+var vectorScan = true
+
+// minVecText is the shortest text the vector scan is used for: below,
+// loading its tables costs more than it saves.
+const minVecText = 16
+
+// vecChunk is how many positions a call of vecScan looks at: its
+// candidates fit in a small array on the stack.
+const vecChunk = 1024
+
+// markScalar is mark looking at each position in turn.
+func (k *words) markScalar(text []byte, seen []uint64, raw bool) bool {
 	found := false
 	h, bit := &k.hot, &thirdBit
 	t := text
@@ -103,6 +135,35 @@ func (k *words) mark(text []byte, seen []uint64, raw bool) bool {
 		}
 	}
 	if len(t) == 2 && h[binary.LittleEndian.Uint16(t)] != 0 && k.check(text, len(text)-2, seen, raw) {
+		found = true
+	}
+	return found
+}
+
+// markVec is mark with the vector scan (words_vec.go) choosing the
+// positions that get markScalar's test; the last pair, which no byte
+// follows, gets it anyway.
+func (k *words) markVec(text []byte, seen []uint64, raw bool) bool {
+	if len(text) < 3 {
+		return k.markScalar(text, seen, raw)
+	}
+	found := false
+	h, bit := &k.hot, &thirdBit
+	var cand [vecChunk / 64]uint64
+	n := len(text) - 2 // the positions followed by two bytes
+	for base := 0; base < n; base += vecChunk {
+		m := min(vecChunk, n-base)
+		vecScan(&text[base], m, k.vec, &cand[0])
+		for wi, w := range cand[:(m+63)/64] {
+			for ; w != 0; w &= w - 1 {
+				i := base + wi*64 + bits.TrailingZeros64(w)
+				if h[binary.LittleEndian.Uint16(text[i:])]&bit[text[i+2]] != 0 && k.check(text, i, seen, raw) {
+					found = true
+				}
+			}
+		}
+	}
+	if h[binary.LittleEndian.Uint16(text[n:])] != 0 && k.check(text, n, seen, raw) {
 		found = true
 	}
 	return found
