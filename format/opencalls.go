@@ -8,9 +8,10 @@ import (
 
 // OpenCalls are a file's calls not answered yet (tool uses, function
 // calls), for State.Open: at most a bound of them listed with their id
-// and tool name, those past it only counted. Once its entries have grown,
-// issuing a call allocates nothing: an answered entry's buffers are
-// reused by a later call. The zero value is empty and ready.
+// and tool name, those past it only counted. An answered entry's buffers
+// are reused by a later call: once they have grown to the ids and names
+// a file uses, issuing a call allocates nothing. The zero value is empty
+// and ready.
 type OpenCalls struct {
 	list      []OpenCall
 	issued    int64 // calls listed so far, for their order

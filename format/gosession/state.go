@@ -31,9 +31,12 @@ type State struct {
 	hasTail bool
 
 	seed  maphash.Seed
-	uuids idSet            // message uuids seen
-	calls idSet            // tool call ids issued by assistant messages
-	open  format.OpenCalls // unanswered calls, at most MaxOpenCalls listed
+	uuids idSet // message uuids seen
+	calls idSet // tool call ids issued by assistant messages
+	// answered holds the ids of calls answered, so that a call answered
+	// twice is not taken for one of those past the list's bound.
+	answered idSet
+	open     format.OpenCalls // unanswered calls, at most MaxOpenCalls listed
 
 	prev      time.Time // the previous message's timestamp
 	prevText  []byte    // as written
@@ -47,7 +50,7 @@ type State struct {
 
 func newState(cfg *Config, p format.Path) *State {
 	return &State{cfg: cfg, sessionID: []byte(p.SessionID), seed: maphash.MakeSeed(), table: StateIdle,
-		uuids: idSet{max: cfg.MaxTrackedIDs}, calls: idSet{max: cfg.MaxTrackedIDs}}
+		uuids: idSet{max: cfg.MaxTrackedIDs}, calls: idSet{max: cfg.MaxTrackedIDs}, answered: idSet{max: cfg.MaxTrackedIDs}}
 }
 
 // Load implements format.SideFiles: journalPath tells which journal the
@@ -189,14 +192,18 @@ func (s *State) issue(h uint64, id, name []byte) {
 // message issued it, as far as the state can tell.
 func (s *State) answer(h uint64) (name []byte, issued bool) {
 	if i := s.open.Find(h); i >= 0 {
+		s.answered.add(h)
 		return s.open.Answer(i).Name, true
 	}
 	if !s.calls.has(h) && !s.calls.full {
 		return nil, false
 	}
 	// Issued (or perhaps, the ids having overflowed: not annotated), and
-	// perhaps one of the calls kept without their name.
-	s.open.AnswerUntracked()
+	// perhaps one of the calls kept without their name, unless it was
+	// answered before.
+	if !s.answered.add(h) {
+		s.open.AnswerUntracked()
+	}
 	return nil, true
 }
 

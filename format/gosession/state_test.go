@@ -235,6 +235,9 @@ func TestBounds(t *testing.T) {
 	evs = feed(st, f, result(2, 1, "c"))
 	assert.Nil(t, formattest.Notes(&evs[0]))
 	assert.Equal(t, "1 more tool calls were never answered", st.Open()[2])
+	feed(st, f, result(3, 2, "a"), result(4, 3, "a"), result(5, 4, "c"))
+	assert.Equal(t, []string{"tool call b (y) was never answered", "1 more tool calls were never answered"}, st.Open(),
+		"a call answered twice is not one of those past the list")
 
 	long := strings.Repeat("é", 300)
 	_, st = run(t, nil, call(1, 0, long+":"+long))
