@@ -23,7 +23,7 @@ import (
 const maxRunDepth = 6
 
 // runTree tells whether the root's directory name holds a file-per-run
-// layout: the first journal found in it (breadth by name, at most
+// layout: the first journal found in it (depth first, by name, at most
 // maxRunDepth deep) is of a format whose Unit is not a directory of
 // sessions (format.UnitDirectory: a job directory). A directory with
 // subdirectories and no journal yet (a runtime's tree whose runs were all
@@ -43,10 +43,11 @@ func (s *sweep) runTree(name string) bool {
 				return fs.SkipDir
 			}
 		case d.Type().IsRegular() && strings.HasSuffix(rel, ".jsonl"):
-			// Only a format's own claim counts: a stray file no format
-			// claims (the fallback makes every such file its own group)
-			// says nothing of the layout; the walk goes on past it.
-			if det := s.formats.Detect(s.abs(rel), nil); det.How == "path" {
+			// Only a format's own claim (or the Format setting) counts:
+			// a stray file no format claims (the fallback makes every
+			// such file its own group) says nothing of the layout; the
+			// walk goes on past it.
+			if det := s.formats.Detect(s.abs(rel), nil); det.How == "path" || det.How == "setting" {
 				found = det.Format
 				return fs.SkipAll
 			}

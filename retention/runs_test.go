@@ -100,6 +100,26 @@ func TestForcedFormatJobEnds(t *testing.T) {
 	assert.Equal(t, RuleJobTerminal, decision(t, r, p).Rule)
 }
 
+// TestForcedFormatFlatRunTree: with the Format setting naming Codex, a
+// flat directory of rollouts (archived_sessions/) is swept file by file,
+// and a rollout whose session ended (idle, then quiet) goes once its
+// post-terminal period passed, as without the setting.
+func TestForcedFormatFlatRunTree(t *testing.T) {
+	for _, forced := range []string{"auto", "codex"} {
+		t.Run("Format="+forced, func(t *testing.T) {
+			e := newEnv(t)
+			e.cfg.Formats.Format = forced
+			end := e.now.Add(-25 * time.Hour)
+			p := e.fixture("codex/testdata/spec-example.jsonl",
+				"archived_sessions/rollout-2026-02-23T11-00-00-019c8a4d-aaaa-7000-8000-000000000000.jsonl", end)
+			e.shipped(p)
+			r := e.sweep(nil)
+			assert.Equal(t, RuleRunOver, decision(t, r, p).Rule)
+			assert.False(t, exists(p))
+		})
+	}
+}
+
 // TestEmptiedRunTreeStays: a runtime's tree whose runs were all deleted
 // (only its dated or state directories left) is not an empty job
 // directory: past the max age it stays, and what is below it is only
