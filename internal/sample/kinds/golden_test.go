@@ -3,10 +3,13 @@ package kinds
 import (
 	"flag"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/journalship/journalship/internal/sample"
 )
 
 var update = flag.Bool("update", false, "rewrite each generator's testdata/corpus and testdata/truth.json")
@@ -31,4 +34,13 @@ func TestGolden(t *testing.T) {
 		})
 	}
 	assert.Positive(t, golden)
+	// Every golden copy on disk is some Kind's: none goes stale unchecked.
+	copies, err := filepath.Glob(filepath.Join("..", "*", "testdata", "truth.json"))
+	require.NoError(t, err)
+	for _, c := range copies {
+		dir := filepath.Base(filepath.Dir(filepath.Dir(c)))
+		assert.True(t, slices.ContainsFunc(All(), func(k sample.Kind) bool { return k.Golden == dir }),
+			"%s: no Kind has Golden %q", c, dir)
+	}
+	assert.Len(t, copies, golden)
 }
