@@ -19,7 +19,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-// fixture audits the sample package's golden corpus, written to a temp
+// fixture audits the Cortex Plane generator's golden corpus, written to a temp
 // directory that becomes the working directory (so paths are relative).
 func fixture(t *testing.T) (*sample.Corpus, []Report, []JobReport) {
 	t.Helper()

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fixtureDir writes the sample package's golden corpus into a temp
+// fixtureDir writes the Cortex Plane generator's golden corpus into a temp
 // directory and makes it the working directory.
 func fixtureDir(t *testing.T) *sample.Corpus {
 	t.Helper()

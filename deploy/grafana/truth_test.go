@@ -181,7 +181,7 @@ func classify(format string, l sample.Line) (eventType, outcome string) {
 // Cortex Plane truth does not tell seq_repeat (seq equal to the highest
 // before it) from seq_regression (below it): the test does, per the
 // annotations table of docs/loki.md, tracking highest, the highest seq before the line in its
-// file (-1 at the start), as the sample package documents.
+// file (-1 at the start), as internal/sample/cortex documents.
 func annotationKinds(format string, l sample.Line, highest int64) ([]string, int64) {
 	var kinds []string
 	for _, e := range l.Expect {

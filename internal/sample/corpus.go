@@ -11,7 +11,7 @@ import (
 
 // Corpus is a generated set of session files with their truth.
 type Corpus struct {
-	Files []File // job by job, each job's sessions in chronological order
+	Files []File // unit by unit (a job, a run, a session), each unit's files in the order written
 	// Side are files a runtime keeps beside its journals (snapshots,
 	// token indexes): read by a format, never tailed or shipped.
 	Side []SideFile

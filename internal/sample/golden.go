@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 )
 
-// GoldenDiff compares the corpus with its golden copy, the fixture other
-// packages read: every file and side file under dir, and the truth
+// GoldenDiff compares the corpus with its golden copy, kept so that a
+// change to a generator's output shows as a diff: every file and side
+// file under dir, and the truth
 // (TruthJSON) in truthFile. It returns one sentence per difference (a file
 // missing, stray or different, the truth different), none when the copy
-// is exact. With update it first rewrites the copy. Each generator's
-// golden test calls it.
+// is exact. With update it first rewrites the copy. internal/sample/kinds'
+// TestGolden calls it for every generator that keeps one (Kind.Golden).
 func (c *Corpus) GoldenDiff(dir, truthFile string, update bool) ([]string, error) {
 	truth, err := c.TruthJSON()
 	if err != nil {

@@ -35,8 +35,9 @@ type Kind struct {
 	Fixture func() (*Corpus, error)
 	// Golden is the generator's directory under internal/sample when its
 	// Fixture is also kept on disk, in its testdata/corpus and
-	// testdata/truth.json, for tests that read fixed files: kinds'
-	// TestGolden keeps them equal. "" when it is not.
+	// testdata/truth.json, so that a change to what the generator writes
+	// shows as a diff of those files: kinds' TestGolden keeps them equal.
+	// "" when it is not.
 	Golden string
 	// SeedWithStart: the generator draws file names from the seed alone,
 	// so a live writer mixes its round's start time into the seed, and a

@@ -44,9 +44,8 @@ type jsonTruthDoc struct {
 // size, end reason and partial tail size (the tail is the file's last
 // bytes), per line its offset, length (in
 // bytes, without the newline), type, seq, validity, model, tokens and
-// expected annotations, and the tokens by model. Each generator's golden
-// corpus keeps it in its testdata/truth.json for consumers that do not
-// import the generator.
+// expected annotations, and the tokens by model. A generator's golden
+// corpus keeps it in its testdata/truth.json (Kind.Golden).
 func (c *Corpus) TruthJSON() ([]byte, error) {
 	doc := jsonTruthDoc{Files: []jsonTruthFile{}, TokensByModel: c.TokensByModel()}
 	if c != nil {
