@@ -116,9 +116,6 @@ func New(cfg Config, groups format.GroupStatus, formatOf func(path string) forma
 	return &Judge{cfg: cfg, groups: groups, formatOf: formatOf}, nil
 }
 
-// Config returns the judge's configuration.
-func (j *Judge) Config() Config { return j.cfg }
-
 // File is Of with the file's tail read now.
 func (j *Judge) File(ctx context.Context, path string, fm format.Format, need Need) (Verdict, journalfile.Tail, error) {
 	t, err := journalfile.ReadTail(path, 1<<20)
@@ -279,36 +276,50 @@ func (j *Judge) group(ctx context.Context, dir string, gfm format.Format) (forma
 // group directory, which, and the group's format (nil when unknown). A
 // journal its format claims as a group of its own (a run) belongs to
 // none. One no format claims (a stray file in a job directory) belongs
-// to its directory when a journal there claims it as its group, or when
-// a job status source is configured (it knows the directory's job).
+// to its directory when a journal there claims it as its group, or, with
+// a job status source configured (it knows the directory's job), when no
+// journal there is a group of its own (a run tree's directory is no job).
 func (j *Judge) groupOf(path string, fm format.Format) (dir string, gfm format.Format, ok bool) {
 	dir = filepath.Dir(path)
 	if p, claimed := fm.Claim(path); claimed {
 		return dir, fm, p.Group == dir
 	}
-	gfm = j.groupFormat(dir)
-	return dir, gfm, gfm != nil || j.groups != nil
+	gfm, runs := j.scan(dir)
+	return dir, gfm, gfm != nil || (j.groups != nil && !runs)
 }
 
 // groupFormat returns the format of the first journal of dir (by name)
 // that its format claims with dir as its group, or nil.
 func (j *Judge) groupFormat(dir string) format.Format {
+	gfm, _ := j.scan(dir)
+	return gfm
+}
+
+// scan returns the format of the first journal of dir (by name) that its
+// format claims with dir as its group, or nil, and whether a journal
+// before it is claimed as a group of its own.
+func (j *Judge) scan(dir string) (gfm format.Format, runs bool) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if fm := j.formatOf(path); fm != nil {
-			if p, ok := fm.Claim(path); ok && p.Group == dir {
-				return fm
+		fm := j.formatOf(path)
+		if fm == nil {
+			continue
+		}
+		if p, ok := fm.Claim(path); ok {
+			if p.Group == dir {
+				return fm, runs
 			}
+			runs = true
 		}
 	}
-	return nil
+	return nil, runs
 }
 
 // newerSessionBeside tells whether the file's group directory (a Cortex

@@ -133,6 +133,9 @@ func TestGroupRule(t *testing.T) {
 	paused := write(t, filepath.Join(root, "sessions", "job2", "session_20260301T100000Z_p.jsonl"), cortexSession("job2", "approval_pause")+`{"type":"LLM_REQUEST","timestamp":"2026-03-01T11:00:01.000Z","job_id":"job2","session_id":"s","seq":2}`+"\n", old)
 	run := write(t, filepath.Join(root, "codelia", "sessions", "2026", "03", "01", "run1.jsonl"),
 		`{"type":"header","schema_version":1,"run_id":"run1","session_id":"s","started_at":"2026-03-01T10:00:00.000Z"}`+"\n", old)
+	// A stray file beside OrbitMesh session logs, each a run of its own.
+	write(t, filepath.Join(root, "orbitmesh", "sessions", "s1.messages.jsonl"), `{"id":"m1","session_id":"s1","seq":1,"type":"message.user","created_at":"2026-03-01T10:00:00.000Z","content":"hi"}`+"\n", old)
+	strayRun := write(t, filepath.Join(root, "orbitmesh", "sessions", "zz-notes.jsonl"), `{"note":1}`+"\n", old)
 	reg, err := registry.New(registry.DefaultConfig())
 	require.NoError(t, err)
 	terminal := fixedGroups{Terminal: true, Status: "COMPLETED"}
@@ -148,6 +151,7 @@ func TestGroupRule(t *testing.T) {
 		{"paused job, its journals", paused, nil, ""},
 		{"paused job, the source says terminal", paused, terminal, WhyGroupEnded},
 		{"a run, the source says its directory is terminal", run, terminal, ""},
+		{"a stray file among runs, the source says terminal", strayRun, terminal, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fm := reg.Detect(c.path, nil).Format
