@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"strings"
 	"sync"
@@ -285,14 +286,14 @@ func variants(c byte, fold bool) []byte {
 // last: nothing is known of the byte after it.
 func rarestPair(w word) int {
 	tri, pair := commonCounts()
-	best, bestScore := 0, 1<<62
+	best, bestScore := 0, int64(math.MaxInt64)
 	for i := 0; i+1 < len(w.lit); i++ {
-		p := pair[foldString(w.lit[i:i+2])]
-		var s int
+		p := int64(pair[foldString(w.lit[i:i+2])])
+		var s int64 // int64: the pair's rank is shifted past 32 bits
 		if i+2 < len(w.lit) {
-			s = (16*tri[foldString(w.lit[i:i+3])]+p)<<8 + kindScore(w.lit[i], w.lit[i+1]) + kindScore(w.lit[i+1], w.lit[i+2])
+			s = (16*int64(tri[foldString(w.lit[i:i+3])])+p)<<8 + int64(kindScore(w.lit[i], w.lit[i+1])+kindScore(w.lit[i+1], w.lit[i+2]))
 		} else {
-			s = 1<<40 + (16*p)<<8 + kindScore(w.lit[i], w.lit[i+1])
+			s = 1<<40 + (16*p)<<8 + int64(kindScore(w.lit[i], w.lit[i+1]))
 		}
 		if s < bestScore {
 			best, bestScore = i, s
