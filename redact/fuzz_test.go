@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -55,10 +56,18 @@ func FuzzRedact(f *testing.F) {
 		require.Equal(t, string(append(rebuilt, line[prev:]...)), string(out))
 		if json.Valid(line) {
 			require.True(t, json.Valid(out), "%s", out)
-			var a, b any
-			require.NoError(t, json.Unmarshal(line, &a))
-			require.NoError(t, json.Unmarshal(out, &b))
-			assertSameShape(t, a, b)
+			assertSameShape(t, decodeJSON(t, line), decodeJSON(t, out))
 		}
 	})
+}
+
+// decodeJSON decodes a valid JSON text, its numbers kept as written (a
+// number too large for a float64 is valid JSON).
+func decodeJSON(t *testing.T, text []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	var v any
+	require.NoError(t, d.Decode(&v))
+	return v
 }
