@@ -1,6 +1,7 @@
 package integrity
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -110,8 +111,12 @@ func FuzzCapture(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		reason := c.Scan(line, capturePaths)
 		var m map[string]any
-		// encoding/json replaces invalid UTF-8 where the scanner refuses it.
-		isObject := utf8.Valid(line) && json.Unmarshal(line, &m) == nil && m != nil
+		// encoding/json replaces invalid UTF-8 where the scanner refuses it;
+		// numbers are kept as written (one too large for a float64 is
+		// valid JSON).
+		d := json.NewDecoder(bytes.NewReader(line))
+		d.UseNumber()
+		isObject := utf8.Valid(line) && d.Decode(&m) == nil && m != nil && !d.More() && trailingSpace(line, d.InputOffset())
 		if (reason == "") != isObject {
 			t.Fatalf("Scan %q = %q, encoding/json object: %v", line, reason, isObject)
 		}
@@ -145,4 +150,9 @@ func BenchmarkCapture(b *testing.B) {
 			b.Fatal("no tokens")
 		}
 	}
+}
+
+// trailingSpace tells whether line holds only JSON white space from off.
+func trailingSpace(line []byte, off int64) bool {
+	return len(bytes.Trim(line[off:], " \t\r\n")) == 0
 }
