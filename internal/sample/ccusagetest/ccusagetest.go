@@ -2,7 +2,8 @@
 // community cost tool ccusage share (internal/sample/claudecode and
 // internal/sample/codex): the pinned binary (tools/ccusage, installed by
 // make ccusage and make test), and a report of tokens and cost per session
-// and model compared with ccusage's. Only _test.go files import it.
+// and model compared with ccusage's, with the rules that explain each
+// documented difference applied to it. Only _test.go files import it.
 package ccusagetest
 
 import (

@@ -124,10 +124,7 @@ func TestCCUsageAgrees(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Sessions = ccusageSessions
 	applied := compareWithCCUsage(t, bin, cfg)
-	for _, rule := range ccusageRules {
-		t.Logf("rule %-40s applied to %3d lines", rule.name, applied[rule.name])
-		require.Positive(t, applied[rule.name], "rule %q applies to no line: the corpus no longer exercises it", rule.name)
-	}
+	ccusagetest.RequireApplied(t, ccusageRules, applied)
 	// Other seeds, with and without the fault sessions: whatever applies
 	// must explain every difference.
 	for seed := int64(2); seed <= 5; seed++ {
@@ -153,21 +150,7 @@ func compareWithCCUsage(t *testing.T, bin string, cfg Config) map[string]int {
 	got := runCCUsage(t, bin, dir)
 
 	want := truthReport(c, prices)
-	applied := map[string]int{}
-	for _, rule := range ccusageRules {
-		for fi, f := range c.Files {
-			for li := range f.Lines {
-				ds, ok := rule.apply(t, c, fi, li, prices)
-				if !ok {
-					continue
-				}
-				applied[rule.name]++
-				for _, d := range ds {
-					want.Add(d)
-				}
-			}
-		}
-	}
+	applied := ccusagetest.ApplyRules(t, c, ccusageRules, prices, want)
 	ccusagetest.Compare(t, want, got)
 	return applied
 }
@@ -309,13 +292,8 @@ func truthDelta(session string, l sample.Line, prices map[string]pricing.Price) 
 		Tok: ccTokens{tk.Uncached, tk.Output, tk.CacheWrite, tk.CacheRead}}
 }
 
-// ccRule is one documented difference between ccusage and the truth:
-// apply reports whether the rule covers line li of file fi and, if so,
-// its effect on ccusage's report.
-type ccRule struct {
-	name  string
-	apply func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool)
-}
+// ccRule is one documented difference between ccusage and the truth.
+type ccRule = ccusagetest.Rule[ccTokens]
 
 var legacyRel = regexp.MustCompile(`^[^/]+/agent-([0-9a-z]+)\.jsonl$`)
 
@@ -327,7 +305,7 @@ var nullFields = []string{"id", "cwd", "model", "speed", "costUSD", "version", "
 // ccusageRules are the documented differences (see the comment at the top
 // of the file), in its order.
 var ccusageRules = []ccRule{
-	{"legacy agent file is its own session", func(_ *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+	{Name: "legacy agent file is its own session", Apply: func(_ *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		l := f.Lines[li]
 		m := legacyRel.FindStringSubmatch(f.Rel)
@@ -339,7 +317,7 @@ var ccusageRules = []ccRule{
 		moved.Session = "agent-" + m[1]
 		return []delta{d.Neg(), moved}, true
 	}},
-	{"fork copies counted under the fork", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+	{Name: "fork copies counted under the fork", Apply: func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		l := f.Lines[li]
 		if f.AgentID != "" || !slices.Contains(l.Expect, AnnSessionIDMismatch) || l.Type != TypeAssistant {
@@ -354,7 +332,7 @@ var ccusageRules = []ccRule{
 		moved.Session = f.SessionID
 		return []delta{d.Neg(), moved}, true
 	}},
-	{"null-field byte scan drops the line", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+	{Name: "null-field byte scan drops the line", Apply: func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		l := f.Lines[li]
 		if !strings.Contains(l.Text, `"usage":{`) || !hasNullField(l.Text) {
@@ -371,7 +349,7 @@ var ccusageRules = []ccRule{
 		}
 		return []delta{truthDelta(f.SessionID, l, prices).Neg()}, true
 	}},
-	{"model-less line counted under no model", func(t *testing.T, c *sample.Corpus, fi, li int, _ map[string]pricing.Price) ([]delta, bool) {
+	{Name: "model-less line counted under no model", Apply: func(t *testing.T, c *sample.Corpus, fi, li int, _ map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		l := f.Lines[li]
 		if l.Type != TypeAssistant || l.Valid || l.Corrupt {
@@ -384,7 +362,7 @@ var ccusageRules = []ccRule{
 		requireUniqueID(t, c, m.ID)
 		return []delta{{Session: f.SessionID, Tok: m.Usage.tokens()}}, true
 	}},
-	{"id-less line counted in full", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+	{Name: "id-less line counted in full", Apply: func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		l := f.Lines[li]
 		if l.Type != TypeAssistant || l.Valid || l.Corrupt {
@@ -398,7 +376,7 @@ var ccusageRules = []ccRule{
 		require.True(t, ok, "%s is not priced", *m.Model)
 		return []delta{{Session: f.SessionID, Model: *m.Model, Tok: m.Usage.tokens(), Cost: m.Usage.ccusageCost(p)}}, true
 	}},
-	{"replay under another requestId counted", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+	{Name: "replay under another requestId counted", Apply: func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		l := f.Lines[li]
 		if !slices.Contains(l.Expect, AnnResponseReplayed) {
@@ -422,7 +400,7 @@ var ccusageRules = []ccRule{
 		require.True(t, ok, "%s is not priced", *m.Model)
 		return []delta{{Session: f.SessionID, Model: *m.Model, Tok: m.Usage.tokens(), Cost: m.Usage.ccusageCost(p)}}, true
 	}},
-	{"one-hour cache writes at 2 x input", func(_ *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+	{Name: "one-hour cache writes at 2 x input", Apply: func(_ *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		l := f.Lines[li]
 		if !l.Counted || l.CacheWrite1hTokens == 0 {
@@ -435,7 +413,7 @@ var ccusageRules = []ccRule{
 		theirs := float64(l.CacheWrite1hTokens) * 2 * p.InputPerMillion / 1e6
 		return []delta{{Session: f.SessionID, Model: l.Model, Cost: theirs - ours}}, true
 	}},
-	{"stream-json capture counts nothing", func(_ *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+	{Name: "stream-json capture counts nothing", Apply: func(_ *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		l := f.Lines[li]
 		if !isCapture(f) || !l.Counted {

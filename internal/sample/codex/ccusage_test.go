@@ -118,10 +118,7 @@ func TestCCUsageAgrees(t *testing.T) {
 	for name, n := range compareWithCCUsage(t, bin, withoutForkParents(c)) {
 		applied[name] += n
 	}
-	for _, rule := range ccusageRules {
-		t.Logf("rule %-40s applied to %3d lines", rule.name, applied[rule.name])
-		require.Positive(t, applied[rule.name], "rule %q applies to no line: the corpus no longer exercises it", rule.name)
-	}
+	ccusagetest.RequireApplied(t, ccusageRules, applied)
 	// Other seeds, with and without the fault sessions: whatever applies
 	// must explain every difference.
 	for seed := int64(2); seed <= 5; seed++ {
@@ -149,21 +146,7 @@ func compareWithCCUsage(t *testing.T, bin string, c *sample.Corpus) map[string]i
 	got := runCCUsage(t, bin, dir, c, prices)
 
 	want := truthReport(t, c, prices)
-	applied := map[string]int{}
-	for _, rule := range ccusageRules {
-		for fi, f := range c.Files {
-			for li := range f.Lines {
-				ds, ok := rule.apply(t, c, fi, li, prices)
-				if !ok {
-					continue
-				}
-				applied[rule.name]++
-				for _, d := range ds {
-					want.Add(d)
-				}
-			}
-		}
-	}
+	applied := ccusagetest.ApplyRules(t, c, ccusageRules, prices, want)
 	ccusagetest.Compare(t, want, got)
 	return applied
 }
@@ -384,18 +367,13 @@ func truthDelta(session string, l sample.Line, reasoning int64, prices map[strin
 		Tok: ccTokens{InputTokens: tk.Uncached, CacheReadTokens: tk.CacheRead, OutputTokens: tk.Output, ReasoningTokens: reasoning}}
 }
 
-// ccRule is one documented difference between ccusage and the truth:
-// apply reports whether the rule covers line li of file fi and, if so,
-// its effect on ccusage's report.
-type ccRule struct {
-	name  string
-	apply func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool)
-}
+// ccRule is one documented difference between ccusage and the truth.
+type ccRule = ccusagetest.Rule[ccTokens]
 
 // ccusageRules are the documented differences (see the comment at the top
 // of the file), in its order.
 var ccusageRules = []ccRule{
-	{"schema-invalid token_count counted in place", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+	{Name: "schema-invalid token_count counted in place", Apply: func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		l := f.Lines[li]
 		if l.Type != "token_count" || !slices.Contains(l.Expect, sample.AnnSchemaInvalid) {
@@ -422,7 +400,7 @@ var ccusageRules = []ccRule{
 			delta{Session: f.SessionID, Model: there, Tok: tk, Cost: last.cost(prices[there])}.Neg(),
 		}, true
 	}},
-	{"copies of an absent parent dropped", func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
+	{Name: "copies of an absent parent dropped", Apply: func(t *testing.T, c *sample.Corpus, fi, li int, prices map[string]pricing.Price) ([]delta, bool) {
 		f := c.Files[fi]
 		if !f.Lines[li].Counted || !forkOfAbsent(c, f) || !replayBurst(f) {
 			return nil, false
