@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/journalship/journalship/journalfile"
-	"github.com/journalship/journalship/verdict"
 )
 
 // snapshot is what a file looked like at one moment.
@@ -35,13 +34,13 @@ func snapshotOf(path string) (snapshot, error) {
 // finished returns the rule that makes the file finished, or "": the
 // verdict's (package verdict).
 func (f *Finalizer) finished(ctx context.Context, path string, s snapshot) (string, error) {
-	v, err := f.verdict.Of(ctx, path, f.ship.Format(path), s.read, verdict.NeedFinished)
+	v, err := f.verdict.Of(ctx, path, f.ship.Format(path), s.read)
 	return v.Why, err
 }
 
 // sessionOver tells whether the file's session is over, by the verdict
 // on its whole file.
 func (f *Finalizer) sessionOver(path string) bool {
-	v, err := f.verdict.Session(path, f.ship.Format(path))
+	v, err := f.verdict.Session(path, f.ship.Format(path), time.Time{})
 	return err == nil && v.Over
 }

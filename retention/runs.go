@@ -145,7 +145,7 @@ func (s *sweep) run(ctx context.Context, rel string) {
 		return // gone or replaced since the listing: nothing to decide
 	}
 	d.Bytes = info.Size()
-	rule, reason, detail := s.runRule(ctx, path, det.Format, newestOf(info.ModTime(), ms))
+	rule, reason, detail := s.runRule(path, det.Format, newestOf(info.ModTime(), ms))
 	d.Rule, d.Detail = rule, detail
 	if rule == "" {
 		d.Reason = reason
@@ -176,18 +176,15 @@ func (s *sweep) run(ctx context.Context, rel string) {
 // runRule returns the rule that makes a run's journal a candidate, or ""
 // and the reason it is kept. The run is over for good when the verdict on
 // its whole file says so (read now: the file may have changed since the
-// finalizer looked).
-func (s *sweep) runRule(ctx context.Context, path string, fm format.Format, mtime time.Time) (rule, reason, detail string) {
+// finalizer looked), since mtime, its session's last write.
+func (s *sweep) runRule(path string, fm format.Format, mtime time.Time) (rule, reason, detail string) {
 	age := s.now.Sub(mtime)
 	if age < s.cfg.QuietPeriod {
 		return "", KeepRecentlyModified, fmt.Sprintf("modified %s ago, within the quiet period of %s", age.Round(time.Second), s.cfg.QuietPeriod)
 	}
-	v, t, err := s.verdict.File(ctx, path, fm, verdict.NeedSession)
+	v, err := s.verdict.Session(path, fm, mtime)
 	over := err == nil && v.Over && v.Terminal
-	// The verdict counts from the journal's own last write; member
-	// journals of its session written later (mtime) move the end on.
-	ended := v.When.Add(mtime.Sub(t.ModTime))
-	if over && !s.now.Before(ended.Add(s.cfg.PostTerminal)) {
+	if over && !s.now.Before(v.When.Add(s.cfg.PostTerminal)) {
 		return RuleRunOver, "", fmt.Sprintf("%s run over (%s), last written %s ago, past the post-terminal retention of %s",
 			fm.Name(), orState(v), age.Round(time.Second), s.cfg.PostTerminal)
 	}
@@ -196,7 +193,7 @@ func (s *sweep) runRule(ctx context.Context, path string, fm format.Format, mtim
 	}
 	if over {
 		return "", KeepPostTerminal, fmt.Sprintf("%s run over (%s); deletable from %s", fm.Name(), orState(v),
-			ended.Add(s.cfg.PostTerminal).UTC().Format(time.RFC3339))
+			v.When.Add(s.cfg.PostTerminal).UTC().Format(time.RFC3339))
 	}
 	return "", KeepRunActive, fmt.Sprintf("%s run not over for good; modified %s ago", fm.Name(), age.Round(time.Second))
 }

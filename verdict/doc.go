@@ -16,9 +16,8 @@
 // Over, Terminal, When, EndReason, State and Open say what the session
 // itself is, from its whole file judged by its format (the audit, with
 // its side files loaded): whether it has ended, for good or not, since
-// when, how, and what it leaves unanswered. They are filled whenever a
-// rule judged the whole file, and always when the caller asks for them
-// (NeedSession).
+// when, how, and what it leaves unanswered. Session gives them; Of gives
+// them too where one of its rules judged the whole file.
 //
 // A file whose sessions share a directory that ends as one (a Cortex
 // Plane job) is judged by its group's state too: the format's own

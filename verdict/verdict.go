@@ -47,32 +47,21 @@ func (c Config) Validate() error {
 	return c.Audit.Validate()
 }
 
-// Need says how much a caller needs to know.
-type Need uint8
-
-// The needs.
-const (
-	// NeedFinished: whether the file is finished; the session's facts
-	// only where a rule judged the whole file.
-	NeedFinished Need = iota
-	// NeedSession: the session's facts too, the whole file judged.
-	NeedSession
-)
-
 // Verdict is what is known of one journal's end.
 type Verdict struct {
 	// Finished: no more lines are expected; Why names the rule (the
 	// sentences of the rules in the package's doc), or is "".
 	Finished bool
 	Why      string
-	// Judged: the whole file was judged, and the fields below are known.
+	// Judged: the whole file was judged, and the fields below are known
+	// (always by Session; by Of where a rule needed it).
 	Judged bool
 	// Over: the session or run has ended (for a format that writes no
 	// end: it is idle and stayed quiet). Terminal: for good, not a pause.
 	Over, Terminal bool
 	// When is when the session ended as retention counts it, once Over:
-	// the file's last write, or for a format that writes no end the last
-	// write plus Quiet.
+	// its last write, or for a format that writes no end its last write
+	// plus Quiet.
 	When time.Time
 	// EndReason is how it ended, State the state derived from its lines,
 	// Open what it leaves unanswered (sentences).
@@ -116,37 +105,28 @@ func New(cfg Config, groups format.GroupStatus, formatOf func(path string) forma
 	return &Judge{cfg: cfg, groups: groups, formatOf: formatOf}, nil
 }
 
-// File is Of with the file's tail read now.
-func (j *Judge) File(ctx context.Context, path string, fm format.Format, need Need) (Verdict, journalfile.Tail, error) {
-	t, err := journalfile.ReadTail(path, 1<<20)
-	if err != nil {
-		return Verdict{}, t, err
-	}
-	v, err := j.Of(ctx, path, fm, t, need)
-	return v, t, err
-}
-
 // Session returns the verdict on the session of the journal at path, of
 // format fm, from its whole file alone: Over, Terminal, When, EndReason,
-// State and Open; the finishing rules are not applied.
-func (j *Judge) Session(path string, fm format.Format) (Verdict, error) {
+// State and Open; the finishing rules are not applied. When counts from
+// lastWrite, the session's last write (a member journal of it may be
+// newer than the journal); zero: the journal's own modification time.
+func (j *Judge) Session(path string, fm format.Format, lastWrite time.Time) (Verdict, error) {
 	var v Verdict
-	info, err := os.Stat(path)
-	if err != nil {
-		return v, err
-	}
-	return v, j.judge(&v, path, fm, info.ModTime())
-}
-
-// Of returns the verdict on the journal at path, of format fm, whose tail
-// t was just read (journalfile.ReadTail).
-func (j *Judge) Of(ctx context.Context, path string, fm format.Format, t journalfile.Tail, need Need) (Verdict, error) {
-	var v Verdict
-	if need == NeedSession {
-		if err := j.judge(&v, path, fm, t.ModTime); err != nil {
+	if lastWrite.IsZero() {
+		info, err := os.Stat(path)
+		if err != nil {
 			return v, err
 		}
+		lastWrite = info.ModTime()
 	}
+	return v, j.judge(&v, path, fm, lastWrite)
+}
+
+// Of returns whether the journal at path, of format fm, whose tail t was
+// just read (journalfile.ReadTail), is finished, and why; the session's
+// facts too where a rule judged the whole file.
+func (j *Judge) Of(ctx context.Context, path string, fm format.Format, t journalfile.Tail) (Verdict, error) {
+	var v Verdict
 	why, err := j.finished(ctx, &v, path, fm, t)
 	v.Finished, v.Why = why != "", why
 	return v, err

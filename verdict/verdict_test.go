@@ -69,35 +69,42 @@ func TestEveryFormatsCorpus(t *testing.T) {
 				tail, err := journalfile.ReadTail(path, 1<<20)
 				require.NoError(t, err)
 
-				fresh, err := judgeAt(t, tail.ModTime, nil).Of(ctx, path, fm, tail, NeedSession)
+				session, err := judgeAt(t, tail.ModTime, nil).Session(path, fm, time.Time{})
 				require.NoError(t, err)
 				rep, err := audit.FileAs(path, audit.DefaultConfig(), fm)
 				require.NoError(t, err)
-				assert.True(t, fresh.Judged, f.Rel)
-				assert.Equal(t, rep.SessionEnded, fresh.Over, f.Rel)
-				assert.Equal(t, rep.SessionEnded && rep.Terminal, fresh.Terminal, f.Rel)
-				assert.Equal(t, rep.Unfinished, fresh.Open, f.Rel)
+				assert.True(t, session.Judged, f.Rel)
+				assert.Equal(t, rep.SessionEnded, session.Over, f.Rel)
+				assert.Equal(t, rep.SessionEnded && rep.Terminal, session.Terminal, f.Rel)
+				assert.Equal(t, rep.Unfinished, session.Open, f.Rel)
+
+				fresh, err := judgeAt(t, tail.ModTime, nil).Of(ctx, path, fm, tail)
+				require.NoError(t, err)
 				if fresh.Finished {
 					assert.Equal(t, WhyEnded, fresh.Why, "%s: finished while written only by its own end", f.Rel)
-					assert.True(t, fresh.Over, f.Rel)
+					assert.True(t, session.Over, f.Rel)
 				}
 
 				quiet := tail.ModTime.Add(DefaultConfig().Quiet)
-				later, err := judgeAt(t, quiet, nil).Of(ctx, path, fm, tail, NeedFinished)
+				later, err := judgeAt(t, quiet, nil).Of(ctx, path, fm, tail)
 				require.NoError(t, err)
 				if fresh.Finished {
 					assert.True(t, later.Finished, "%s: finished stays finished", f.Rel)
 				}
-				if !fresh.Over {
+				if !session.Over {
 					continue
 				}
 				overs++
 				if d.End == format.EndQuiet {
 					assert.True(t, later.Finished, "%s: idle and quiet", f.Rel)
-					assert.Equal(t, quiet, fresh.When, f.Rel)
+					assert.Equal(t, quiet, session.When, f.Rel)
 				} else {
-					assert.Equal(t, tail.ModTime, fresh.When, f.Rel)
+					assert.Equal(t, tail.ModTime, session.When, f.Rel)
 				}
+				newer := tail.ModTime.Add(time.Hour) // a member journal written later
+				s2, err := judgeAt(t, tail.ModTime, nil).Session(path, fm, newer)
+				require.NoError(t, err)
+				assert.Equal(t, session.When.Add(time.Hour), s2.When, "%s: counted from the session's last write", f.Rel)
 			}
 			assert.Positive(t, overs, "the corpus has a session that is over")
 		})
@@ -155,12 +162,14 @@ func TestGroupRule(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fm := reg.Detect(c.path, nil).Format
-			v, _, err := judgeAt(t, now, c.groups).File(ctx, c.path, fm, NeedFinished)
+			tail, err := journalfile.ReadTail(c.path, 1<<20)
+			require.NoError(t, err)
+			v, err := judgeAt(t, now, c.groups).Of(ctx, c.path, fm, tail)
 			require.NoError(t, err)
 			assert.Equal(t, c.why, v.Why)
 			assert.Equal(t, c.why != "", v.Finished)
 			// Still written: only its own end could finish it.
-			v, _, err = judgeAt(t, old.Add(time.Minute), c.groups).File(ctx, c.path, fm, NeedFinished)
+			v, err = judgeAt(t, old.Add(time.Minute), c.groups).Of(ctx, c.path, fm, tail)
 			require.NoError(t, err)
 			assert.False(t, v.Finished, v.Why)
 		})
