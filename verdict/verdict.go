@@ -238,7 +238,8 @@ const NoGroupJournal = "no journal of the group"
 // the format whose journals claim dir as their group). A directory no
 // journal claims has not ended.
 func (j *Judge) Group(ctx context.Context, dir string) (format.GroupState, error) {
-	return j.group(ctx, dir, j.groupFormat(dir))
+	gfm, _ := j.scan(dir)
+	return j.group(ctx, dir, gfm)
 }
 
 // group returns the state of the group dir of format gfm (nil: unknown).
@@ -266,13 +267,6 @@ func (j *Judge) groupOf(path string, fm format.Format) (dir string, gfm format.F
 	}
 	gfm, runs := j.scan(dir)
 	return dir, gfm, gfm != nil || (j.groups != nil && !runs)
-}
-
-// groupFormat returns the format of the first journal of dir (by name)
-// that its format claims with dir as its group, or nil.
-func (j *Judge) groupFormat(dir string) format.Format {
-	gfm, _ := j.scan(dir)
-	return gfm
 }
 
 // scan returns the format of the first journal of dir (by name) that its
