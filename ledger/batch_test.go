@@ -17,12 +17,7 @@ func recordReq(t *testing.T, segs ...Segment) *writeReq {
 	plans, err := plan(segs)
 	require.NoError(t, err)
 	return &writeReq{ctx: context.Background(), done: make(chan error, 1), fn: func(w *wtx) error {
-		for _, p := range plans {
-			if err := recordFile(w, p, 1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return recordFiles(w, plans, 1)
 	}}
 }
 
@@ -35,7 +30,7 @@ func TestRunBatchIsolatesCalls(t *testing.T) {
 	l := openTest(t)
 	refused := fnReq(func(w *wtx) error { return checkCovered(w, "/j/a", 100, 100) })
 	writesThenFails := fnReq(func(w *wtx) error {
-		if err := recordFile(w, filePlan{path: "/j/c", ranges: []Range{rg(0, 10, 1)}}, 1); err != nil {
+		if err := recordFiles(w, []filePlan{{path: "/j/c", ranges: []Range{rg(0, 10, 1)}}}, 1); err != nil {
 			return err
 		}
 		return errors.New("call-local failure after writing")

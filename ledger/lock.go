@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -32,41 +33,52 @@ type heldKey struct{}
 // description lock (lock_linux.go), so it is released when its holder
 // dies. The file stays open for the process's life: taking a lock costs
 // no open and creates no file. Within a process a stripe is also a
-// semaphore. After each lock the file is checked to still be the one its
+// semaphore. After locking, the file is checked to still be the one its
 // name gives, so a lock file deleted or replaced under a running process
 // cannot leave it locking a file no one else sees. The returned context
 // records the lock: LockFile with it (a nested call of the same caller,
-// e.g. the finalizer shipping through the pipeline) returns at once. A
-// caller taking several locks takes them in LockOrder, so two callers
-// never wait for each other in a circle. unlock releases it; it must be
-// called once.
+// e.g. the finalizer shipping through the pipeline) returns at once.
+// unlock releases it; it must be called once.
 func (l *Ledger) LockFile(ctx context.Context, path string) (context.Context, func(), error) {
-	stripe := LockOrder(path)
-	if held, _ := ctx.Value(heldKey{}).(map[int]bool); held[stripe] {
+	return l.LockFiles(ctx, []string{path})
+}
+
+// LockFiles is LockFile for several journals at once (a flush's files):
+// it takes their stripes in LockOrder, so two callers never wait for each
+// other in a circle, each stripe once however many of the paths share it,
+// and checks the lock file once for all of them. On an error nothing is
+// held. unlock releases every lock it took; it must be called once.
+func (l *Ledger) LockFiles(ctx context.Context, paths []string) (context.Context, func(), error) {
+	held, _ := ctx.Value(heldKey{}).(map[int]bool)
+	stripes := make([]int, 0, len(paths))
+	for _, p := range paths {
+		if s := LockOrder(p); !held[s] {
+			stripes = append(stripes, s)
+		}
+	}
+	slices.Sort(stripes)
+	stripes = slices.Compact(stripes)
+	if len(stripes) == 0 {
 		return ctx, func() {}, nil
 	}
-	sem := l.c.locks.sems[stripe]
-	select {
-	case sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx, nil, &Error{Op: "lock", Path: path, Kind: ErrCanceled, Err: ctx.Err()}
-	}
-	f, err := l.c.locks.lock(ctx, l.c.path+".lock", stripe)
+	f, at, err := l.c.locks.lockAll(ctx, l.c.path+".lock", stripes)
 	if err != nil {
-		<-sem
-		err.Path = path
+		for _, p := range paths {
+			if LockOrder(p) == at {
+				err.Path = p // the journal whose stripe could not be locked
+				break
+			}
+		}
 		return ctx, nil, err
 	}
-	held, _ := ctx.Value(heldKey{}).(map[int]bool)
-	next := make(map[int]bool, len(held)+1)
+	next := make(map[int]bool, len(held)+len(stripes))
 	for k := range held {
 		next[k] = true
 	}
-	next[stripe] = true
-	unlock := func() {
-		_ = unlockByte(f, stripe)
-		<-sem
+	for _, s := range stripes {
+		next[s] = true
 	}
+	unlock := func() { l.c.locks.unlockAll(f, stripes) }
 	return context.WithValue(ctx, heldKey{}, next), unlock, nil
 }
 
@@ -89,23 +101,54 @@ func newStripeLocks() *stripeLocks {
 	return s
 }
 
-// lock takes byte stripe of the lock file name gives now (the caller
-// holds the stripe's semaphore) and returns the open file it is locked
-// on.
-func (s *stripeLocks) lock(ctx context.Context, name string, stripe int) (*os.File, *Error) {
+// lockAll takes the semaphores and the bytes of stripes (sorted) on the
+// lock file name gives now, and returns the open file they are locked
+// on. Either all are taken or none: on an error, at is the stripe that
+// could not be taken.
+func (s *stripeLocks) lockAll(ctx context.Context, name string, stripes []int) (f *os.File, at int, _ *Error) {
+	for k, st := range stripes {
+		select {
+		case s.sems[st] <- struct{}{}:
+		case <-ctx.Done():
+			s.release(stripes[:k])
+			return nil, st, &Error{Op: "lock", Kind: ErrCanceled, Err: ctx.Err()}
+		}
+	}
 	for {
 		f, err := s.file(name)
 		if err != nil {
-			return nil, &Error{Op: "lock", Kind: ErrUnusable, Err: err}
+			s.release(stripes)
+			return nil, stripes[0], &Error{Op: "lock", Kind: ErrUnusable, Err: err}
 		}
-		if err := lockWait(ctx, f, stripe); err != nil {
-			return nil, err
+		for k, st := range stripes {
+			if err := lockWait(ctx, f, st); err != nil {
+				s.unlockAll(f, stripes[:k])
+				s.release(stripes[k:])
+				return nil, st, err
+			}
 		}
 		if sameFile(f, name) {
-			return f, nil
+			return f, 0, nil
 		}
-		_ = unlockByte(f, stripe)
+		for _, st := range stripes {
+			_ = unlockByte(f, st)
+		}
 		s.replaced(f)
+	}
+}
+
+// unlockAll releases stripes locked on f, and their semaphores.
+func (s *stripeLocks) unlockAll(f *os.File, stripes []int) {
+	for i := len(stripes) - 1; i >= 0; i-- {
+		_ = unlockByte(f, stripes[i])
+		<-s.sems[stripes[i]]
+	}
+}
+
+// release gives back the semaphores of stripes.
+func (s *stripeLocks) release(stripes []int) {
+	for _, st := range stripes {
+		<-s.sems[st]
 	}
 }
 

@@ -28,6 +28,27 @@ func (l *Ledger) File(ctx context.Context, path string) (FileState, error) {
 	return states[0], nil
 }
 
+// FilesOf returns what the ledger knows of each of paths, by path, read
+// in one statement (one snapshot): a flush asks once for all its files.
+// A path the ledger does not know is not in the map.
+func (l *Ledger) FilesOf(ctx context.Context, paths []string) (map[string]FileState, error) {
+	if err := l.check("files", l.c.path); err != nil {
+		return nil, err
+	}
+	out := make(map[string]FileState, len(paths))
+	if len(paths) == 0 {
+		return out, nil
+	}
+	states, err := l.states(ctx, sFilesIn, pathList(paths))
+	if err != nil {
+		return nil, l.fail("files", paths[0], err)
+	}
+	for _, st := range states {
+		out[st.Path] = st
+	}
+	return out, nil
+}
+
 // Files returns every file the ledger knows, sorted by path.
 func (l *Ledger) Files(ctx context.Context) ([]FileState, error) {
 	if err := l.check("files", l.c.path); err != nil {
@@ -61,7 +82,7 @@ func (l *Ledger) Covering(ctx context.Context, path string, end int64) (r Range,
 	return r, true, nil
 }
 
-// states runs sFile or sFiles and groups the rows per file.
+// states runs sFile, sFilesIn or sFiles and groups the rows per file.
 func (l *Ledger) states(ctx context.Context, id stmtID, args ...any) ([]FileState, error) {
 	rows, err := l.c.stmts[id].QueryContext(ctx, args...)
 	if err != nil {

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/journalship/journalship/journalfile"
@@ -27,50 +28,117 @@ func (l *Ledger) Record(ctx context.Context, segs []Segment) error {
 		label = fmt.Sprintf("%s (and %d more files)", label, len(plans)-1)
 	}
 	now := time.Now().UnixNano()
-	return l.write(ctx, "record", label, func(w *wtx) error {
-		for _, p := range plans {
-			if err := recordFile(w, p, now); err != nil {
+	return l.write(ctx, "record", label, func(w *wtx) error { return recordFiles(w, plans, now) })
+}
+
+// fileRow is a file's row as sUpsertFiles returns it.
+type fileRow struct {
+	id, size            int64
+	identity            journalfile.Identity
+	finished, hasRanges bool
+}
+
+// recordFiles merges the ranges of each plan into its file's stored
+// ranges. Two statements do the common case for every file at once: one
+// touches the files' rows, one inserts the ranges of the files that had
+// none. A file with stored ranges (its lines continue them) or another
+// identity takes statements of its own.
+func recordFiles(w *wtx, plans []filePlan, now int64) error {
+	rows, err := upsertFiles(w, plans, now)
+	if err != nil {
+		return err
+	}
+	var fresh []byte // the ranges of files without stored ranges, for sInsertRanges
+	for _, p := range plans {
+		row, ok := rows[p.path]
+		if !ok {
+			return fmt.Errorf("ledger: no row returned for %q", p.path)
+		}
+		if err := settleIdentity(w, p, &row); err != nil {
+			return err
+		}
+		for _, r := range p.ranges {
+			if !row.hasRanges {
+				fresh = appendRange(fresh, row.id, r)
+				continue
+			}
+			if err := mergeStored(w, row.id, r); err != nil {
 				return err
 			}
 		}
+		if end := p.ranges[len(p.ranges)-1].End; row.finished && end > row.size {
+			if err := w.exec(sUnfinish, row.id); err != nil {
+				return err
+			}
+		}
+	}
+	if len(fresh) == 0 {
 		return nil
-	})
+	}
+	return w.exec(sInsertRanges, string(append(fresh, ']')))
 }
 
-// recordFile merges the ranges of one file into its stored ranges. When
-// the path names another file than the stored ranges are of (replaced,
-// truncated and rewritten, rotated), those ranges are retired first: the
-// new file starts with nothing shipped.
-func recordFile(w *wtx, p filePlan, now int64) error {
-	var id, size int64
-	var stored string
-	var finished bool
-	if err := w.stmt(sUpsertFile).QueryRowContext(w.ctx, p.path, now).Scan(&id, &stored, &size, &finished); err != nil {
-		return err
+// upsertFiles touches the rows of the plans' files, creating the missing
+// ones, and returns them by path.
+func upsertFiles(w *wtx, plans []filePlan, now int64) (map[string]fileRow, error) {
+	paths := make([]string, len(plans))
+	for i, p := range plans {
+		paths[i] = p.path
 	}
-	switch old := journalfile.Identity(stored); {
-	case !journalfile.Same(old, p.identity):
-		if err := w.exec(sDeleteRanges, id); err != nil {
-			return err
-		}
-		if err := w.exec(sRetire, id, string(p.identity)); err != nil {
-			return err
-		}
-		size, finished = -1, false
-	case len(p.identity) > len(old):
-		if err := w.exec(sSetIdentity, id, string(p.identity)); err != nil {
-			return err
-		}
+	rs, err := w.stmt(sUpsertFiles).QueryContext(w.ctx, pathList(paths), now)
+	if err != nil {
+		return nil, err
 	}
-	for _, r := range p.ranges {
-		if err := mergeStored(w, id, r); err != nil {
-			return err
+	defer rs.Close()
+	rows := make(map[string]fileRow, len(plans))
+	for rs.Next() {
+		var path, identity string
+		var row fileRow
+		if err := rs.Scan(&path, &row.id, &identity, &row.size, &row.finished, &row.hasRanges); err != nil {
+			return nil, err
 		}
+		row.identity = journalfile.Identity(identity)
+		rows[path] = row
 	}
-	if end := p.ranges[len(p.ranges)-1].End; finished && end > size {
-		return w.exec(sUnfinish, id)
+	return rows, rs.Err()
+}
+
+// settleIdentity brings the stored identity of the plan's file to the
+// plan's. When the path names another file than the stored ranges are of
+// (replaced, truncated and rewritten, rotated), those ranges are retired
+// first: the new file starts with nothing shipped.
+func settleIdentity(w *wtx, p filePlan, row *fileRow) error {
+	switch {
+	case !journalfile.Same(row.identity, p.identity):
+		if row.hasRanges {
+			if err := w.exec(sDeleteRanges, row.id); err != nil {
+				return err
+			}
+		}
+		row.size, row.finished, row.hasRanges = -1, false, false
+		return w.exec(sRetire, row.id, string(p.identity))
+	case len(p.identity) > len(row.identity):
+		return w.exec(sSetIdentity, row.id, string(p.identity))
 	}
 	return nil
+}
+
+// appendRange appends r of file id to a JSON array of sInsertRanges rows
+// (the array's closing bracket is the caller's).
+func appendRange(b []byte, id int64, r Range) []byte {
+	if len(b) == 0 {
+		b = append(b, '[')
+	} else {
+		b = append(b, ',')
+	}
+	b = append(b, '[')
+	for i, v := range [...]int64{id, r.Start, r.End, r.FirstSeq, r.LastSeq, int64(r.Lines)} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return append(b, ']')
 }
 
 // mergeStored replaces the stored ranges of file id that touch r by their

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 )
 
 // stmtID names a prepared statement of a core.
@@ -10,19 +11,21 @@ type stmtID int
 
 // The statements, prepared once per database at Open.
 const (
-	sUpsertFile stmtID = iota
+	sUpsertFiles stmtID = iota
 	sRetire
 	sSetIdentity
 	sDeleteRanges
 	sTouching
 	sDeleteTouching
 	sInsertRange
+	sInsertRanges
 	sUnfinish
 	sCoverage
 	sFinish
 	sIdentityOf
 	sForget
 	sFile
+	sFilesIn
 	sFiles
 	sCovering
 	sMarks
@@ -45,11 +48,35 @@ const stateQuery = `SELECT f.path, f.identity, f.size, f.finished, f.updated_at,
 		r.start_off, r.end_off, r.first_seq, r.last_seq, r.lines
 	FROM files f LEFT JOIN ranges r ON r.file_id = f.id`
 
+// pathOf is a path of a pathList, as each json_each row of it gives it.
+const pathOf = `CAST(unhex(value) AS TEXT)`
+
+// pathList is paths as one statement argument: a JSON array of their
+// bytes in hex, which carries any path exactly (JSON text itself cannot
+// carry bytes that are not UTF-8).
+func pathList(paths []string) string {
+	b := make([]byte, 0, 2+len(paths)*3)
+	b = append(b, '[')
+	for i, p := range paths {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = hex.AppendEncode(b, []byte(p))
+		b = append(b, '"')
+	}
+	return string(append(b, ']'))
+}
+
 // stmtSQL is the text of each statement.
 var stmtSQL = [nStmts]string{
-	sUpsertFile: `INSERT INTO files (path, updated_at) VALUES (?1, ?2)
+	// sUpsertFiles touches the rows of a list of paths (pathList),
+	// creating the missing ones, and tells for each whether it has ranges:
+	// a file without any (most of a flush's, new to the ledger) takes its
+	// new ranges as they are, without reading what they touch.
+	sUpsertFiles: `INSERT INTO files (path, updated_at) SELECT ` + pathOf + `, ?2 FROM json_each(?1) WHERE true
 		ON CONFLICT (path) DO UPDATE SET updated_at = excluded.updated_at
-		RETURNING id, identity, size, finished`,
+		RETURNING path, id, identity, size, finished, EXISTS (SELECT 1 FROM ranges WHERE file_id = files.id)`,
 	sRetire:       `UPDATE files SET identity = ?2, size = -1, finished = 0 WHERE id = ?1`,
 	sSetIdentity:  `UPDATE files SET identity = ?2 WHERE id = ?1`,
 	sDeleteRanges: `DELETE FROM ranges WHERE file_id = ?1`,
@@ -58,6 +85,10 @@ var stmtSQL = [nStmts]string{
 	sDeleteTouching: `DELETE FROM ranges WHERE file_id = ?1 AND end_off >= ?2 AND start_off <= ?3`,
 	sInsertRange: `INSERT INTO ranges (file_id, start_off, end_off, first_seq, last_seq, lines)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
+	// sInsertRanges inserts a JSON array of [file_id, start, end,
+	// first_seq, last_seq, lines] rows.
+	sInsertRanges: `INSERT INTO ranges (file_id, start_off, end_off, first_seq, last_seq, lines)
+		SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 FROM json_each(?1)`,
 	sUnfinish: `UPDATE files SET finished = 0 WHERE id = ?1`,
 	sCoverage: `SELECT count(*), min(r.start_off), max(r.end_off)
 		FROM ranges r JOIN files f ON f.id = r.file_id WHERE f.path = ?1`,
@@ -67,7 +98,9 @@ var stmtSQL = [nStmts]string{
 	sIdentityOf: `SELECT identity FROM files WHERE path = ?1`,
 	sForget:     `DELETE FROM files WHERE path = ?1`,
 	sFile:       stateQuery + ` WHERE f.path = ?1 ORDER BY r.start_off`,
-	sFiles:      stateQuery + ` ORDER BY f.path, r.start_off`,
+	// sFilesIn reads the files of a list of paths (pathList).
+	sFilesIn: stateQuery + ` WHERE f.path IN (SELECT ` + pathOf + ` FROM json_each(?1)) ORDER BY f.path, r.start_off`,
+	sFiles:   stateQuery + ` ORDER BY f.path, r.start_off`,
 	sCovering: `SELECT r.start_off, r.end_off, r.first_seq, r.last_seq, r.lines
 		FROM ranges r JOIN files f ON f.id = r.file_id WHERE f.path = ?1 AND r.end_off = ?2`,
 	sMarks: `SELECT name, value FROM marks WHERE session = ?1`,

@@ -1,0 +1,115 @@
+package ledger
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// oddPaths are journal paths a list of paths must carry exactly: quotes,
+// backslashes, JSON escapes, non-ASCII and bytes that are not UTF-8.
+var oddPaths = []string{"/j/plain.jsonl", `/j/"quoted" \back.jsonl`, "/j/caf\u00e9 <&>.jsonl", "/j/\xff\xfe latin1.jsonl", "/j/\\u0041.jsonl"}
+
+// TestRecordManyFiles: one Record call of files new to the ledger, files
+// with stored ranges it continues, a file of another identity and a
+// finished file recorded past its size, each ends as if recorded alone.
+func TestRecordManyFiles(t *testing.T) {
+	l := openTest(t)
+	ctx := context.Background()
+	require.NoError(t, l.Record(ctx, []Segment{seg("/j/cont", 0, 10, 1), seg("/j/gap", 0, 10, 1),
+		{Path: "/j/moved", Identity: "1:2:aa", Start: 0, End: 10, Lines: 1, FirstSeq: 0, LastSeq: 9}}))
+	require.NoError(t, l.MarkFinished(ctx, "/j/cont", "", 10, 10))
+	segs := []Segment{seg("/j/cont", 10, 20, 1), seg("/j/gap", 30, 40, 1),
+		{Path: "/j/moved", Identity: "1:3:bb", Start: 0, End: 5, Lines: 1, FirstSeq: 0, LastSeq: 4},
+		seg("/j/new", 0, 10, 1), seg("/j/new", 20, 30, 1), seg("/j/new", 10, 20, 1), seg("/j/two", 0, 5, 1), seg("/j/two", 50, 60, 1)}
+	for _, p := range oddPaths {
+		segs = append(segs, seg(p, 0, 7, 1))
+	}
+	require.NoError(t, l.Record(ctx, segs))
+
+	cont := mustFile(t, l, "/j/cont")
+	assert.Equal(t, []Range{rg(0, 20, 2)}, cont.Ranges, "continued")
+	assert.False(t, cont.Finished, "recorded past its finished size")
+	assert.Equal(t, []Range{rg(0, 10, 1), rg(30, 40, 1)}, mustFile(t, l, "/j/gap").Ranges)
+	moved := mustFile(t, l, "/j/moved")
+	assert.Equal(t, []Range{rg(0, 5, 1)}, moved.Ranges, "the old file's ranges retired")
+	assert.Equal(t, "1:3:bb", string(moved.Identity))
+	assert.Equal(t, []Range{rg(0, 30, 3)}, mustFile(t, l, "/j/new").Ranges, "merged within the call")
+	assert.Equal(t, []Range{rg(0, 5, 1), rg(50, 60, 1)}, mustFile(t, l, "/j/two").Ranges)
+	for _, p := range oddPaths {
+		assert.Equal(t, []Range{rg(0, 7, 1)}, mustFile(t, l, p).Ranges, "%q", p)
+	}
+}
+
+// TestFilesOf: one read gives each known path's state as File does, and
+// leaves out the paths the ledger does not know.
+func TestFilesOf(t *testing.T) {
+	l := openTest(t)
+	ctx := context.Background()
+	var segs []Segment
+	for i, p := range oddPaths {
+		segs = append(segs, seg(p, 0, int64(10+i), 1), seg(p, 20, 30, 1))
+	}
+	require.NoError(t, l.Record(ctx, segs))
+	got, err := l.FilesOf(ctx, append([]string{"/j/unknown", oddPaths[0] + "x"}, oddPaths...))
+	require.NoError(t, err)
+	require.Len(t, got, len(oddPaths))
+	for _, p := range oddPaths {
+		assert.Equal(t, mustFile(t, l, p), got[p], "%q", p)
+	}
+	none, err := l.FilesOf(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, none)
+	require.NoError(t, l.Close())
+	_, err = l.FilesOf(ctx, oddPaths)
+	requireKind(t, err, ErrClosed)
+}
+
+// TestLockFilesAllOrNothing: paths sharing a stripe lock it once; when
+// another process holds one of the stripes, the call fails naming that
+// journal and holds none of the others.
+func TestLockFilesAllOrNothing(t *testing.T) {
+	l := openTest(t)
+	a := "/j/a.jsonl"
+	a2, b := sameStripe(t, a), otherStripe(t, a)
+	ctx, unlock, err := l.LockFiles(context.Background(), []string{a, b, a2, a})
+	require.NoError(t, err)
+	_, innerUnlock, err := l.LockFiles(ctx, []string{a2, b})
+	require.NoError(t, err, "held already: nested")
+	innerUnlock()
+	unlock()
+
+	release := otherProcess(t, l, b)
+	defer release()
+	short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, leaked, err := l.LockFiles(short, []string{a, b})
+	if !assert.Error(t, err) {
+		leaked()
+	}
+	requireKind(t, err, ErrCanceled)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, b, e.Path, "the journal whose stripe is held elsewhere")
+	otherProcess(t, l, a)() // a's stripe was given back: another process takes it
+	_, unlockA, err := l.LockFiles(context.Background(), []string{a})
+	require.NoError(t, err, "and so does this one")
+	unlockA()
+}
+
+// sameStripe returns another journal path with path's stripe.
+func sameStripe(t *testing.T, path string) string {
+	t.Helper()
+	for i := range 100000 {
+		p := "/j/same-" + strconv.Itoa(i) + ".jsonl"
+		if p != path && LockOrder(p) == LockOrder(path) {
+			return p
+		}
+	}
+	t.Fatal("no path found")
+	return ""
+}
