@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/journalship/journalship/chunk"
 	"github.com/journalship/journalship/journalfile"
@@ -13,41 +11,40 @@ import (
 // claimer is a ledger that locks files for their shipper and tells what
 // is shipped (*ledger.Ledger). A ledger without it claims nothing.
 type claimer interface {
-	LockFile(ctx context.Context, path string) (context.Context, func(), error)
-	File(ctx context.Context, path string) (ledger.FileState, error)
+	LockFiles(ctx context.Context, paths []string) (context.Context, func(), error)
+	FilesOf(ctx context.Context, paths []string) (map[string]ledger.FileState, error)
 }
 
-// claim takes the shipping lock of every file of recs, in the ledger's
-// lock order, and drops the records whose bytes the ledger already holds
-// for the file the path names now: lines another shipper sent (a
-// `journalship ship` run, the finalizer) or an earlier delivery of the
-// same chunk. The locks are held until release is called, after the
-// ledger has recorded this flush, so two shippers never send the same
-// byte range at the same time. recs is not modified; when some records
-// are dropped the kept ones are copied into *buf (reused from flush to
-// flush).
+// claim takes the shipping lock of every file of recs and drops the
+// records whose bytes the ledger already holds for the file the path
+// names now: lines another shipper sent (a `journalship ship` run, the
+// finalizer) or an earlier delivery of the same chunk. The locks are held
+// until release is called, after the ledger has recorded this flush, so
+// two shippers never send the same byte range at the same time. The
+// ledger is asked once for all the files, under their locks. recs is not
+// modified; when some records are dropped the kept ones are copied into
+// *buf (reused from flush to flush).
 func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, buf *[]chunk.Record) (context.Context, []chunk.Record, func(), error) {
 	c, ok := p.deps.Ledger.(claimer)
 	if !ok {
 		return ctx, recs, func() {}, nil
 	}
 	paths := filesOf(recs)
-	var unlocks []func()
-	release := func() {
-		for i := len(unlocks) - 1; i >= 0; i-- {
-			unlocks[i]()
-		}
+	if len(paths) == 0 {
+		return ctx, recs, func() {}, nil
+	}
+	ctx, release, err := c.LockFiles(ctx, paths)
+	if err != nil {
+		return ctx, nil, nil, err
+	}
+	states, err := c.FilesOf(ctx, paths)
+	if err != nil {
+		release()
+		return ctx, nil, nil, err
 	}
 	shipped := map[string][]ledger.Range{}
-	for _, path := range paths {
-		locked, unlock, err := c.LockFile(ctx, path)
-		if err != nil {
-			release()
-			return ctx, nil, nil, err
-		}
-		ctx = locked
-		unlocks = append(unlocks, unlock)
-		if rs := p.shippedOf(ctx, c, path, recs); len(rs) > 0 {
+	for path, st := range states {
+		if rs := shippedOf(path, st, recs); len(rs) > 0 {
 			shipped[path] = rs
 		}
 	}
@@ -75,9 +72,8 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, buf *[]chunk.
 // and that file holds the records' first and last lines at their offsets
 // (a chunk of a file since replaced, retried after an outage, must not be
 // dropped against the new file's ranges).
-func (p *Pipeline) shippedOf(ctx context.Context, c claimer, path string, recs []chunk.Record) []ledger.Range {
-	st, err := c.File(ctx, path)
-	if err != nil || len(st.Ranges) == 0 {
+func shippedOf(path string, st ledger.FileState, recs []chunk.Record) []ledger.Range {
+	if len(st.Ranges) == 0 {
 		return nil
 	}
 	first, last := -1, -1
@@ -101,15 +97,11 @@ func (p *Pipeline) shippedOf(ctx context.Context, c claimer, path string, recs [
 	return st.Ranges
 }
 
-// filesOf returns the distinct paths of recs in the ledger's lock order.
-// A chunk's records come file by file, so a path is compared with the
-// last one seen before the set; each path's lock order is computed once.
+// filesOf returns the distinct paths of recs that have an offset. A
+// chunk's records come file by file, so a path is compared with the last
+// one seen before the set.
 func filesOf(recs []chunk.Record) []string {
-	type file struct {
-		path  string
-		order int
-	}
-	var files []file
+	var paths []string
 	seen := map[string]bool{}
 	var last []byte
 	for i := range recs {
@@ -120,14 +112,7 @@ func filesOf(recs []chunk.Record) []string {
 		last = p
 		path := string(p)
 		seen[path] = true
-		files = append(files, file{path, ledger.LockOrder(path)})
-	}
-	slices.SortFunc(files, func(a, b file) int {
-		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.path, b.path))
-	})
-	paths := make([]string, len(files))
-	for i, f := range files {
-		paths[i] = f.path
+		paths = append(paths, path)
 	}
 	return paths
 }
