@@ -49,6 +49,12 @@ func (l *Ledger) LockFile(ctx context.Context, path string) (context.Context, fu
 // and checks the lock file once for all of them. On an error nothing is
 // held. unlock releases every lock it took; it must be called once.
 func (l *Ledger) LockFiles(ctx context.Context, paths []string) (context.Context, func(), error) {
+	if len(paths) == 0 {
+		return ctx, func() {}, nil
+	}
+	if err := l.check("lock", paths[0]); err != nil {
+		return ctx, nil, err
+	}
 	held, _ := ctx.Value(heldKey{}).(map[int]bool)
 	stripes := make([]int, 0, len(paths))
 	for _, p := range paths {

@@ -99,6 +99,12 @@ func TestLockFilesAllOrNothing(t *testing.T) {
 	_, unlockA, err := l.LockFiles(context.Background(), []string{a})
 	require.NoError(t, err, "and so does this one")
 	unlockA()
+	require.NoError(t, l.Close())
+	_, leaked, err = l.LockFiles(context.Background(), []string{a})
+	if !assert.Error(t, err) {
+		leaked()
+	}
+	requireKind(t, err, ErrClosed)
 }
 
 // sameStripe returns another journal path with path's stripe.

@@ -3,10 +3,13 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -58,4 +61,31 @@ func TestCutLineIsAlwaysDeadLettered(t *testing.T) {
 	st, err := e.ledger.File(context.Background(), path)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(data)), st.Watermark, "accounted for: in the dead-letter file")
+}
+
+// unreadable is a ledger whose read of a flush's files fails.
+type unreadable struct{ *ledger.Ledger }
+
+func (unreadable) FilesOf(context.Context, []string) (map[string]ledger.FileState, error) {
+	return nil, errors.New("disk read failed")
+}
+
+// TestClaimReadFailureSendsNothing: when the ledger cannot tell what a
+// flush's files hold already, the flush is handed back before anything
+// is sent (sending could repeat lines Loki has), and its locks are let go.
+func TestClaimReadFailureSendsNothing(t *testing.T) {
+	e := newEnv(t, nil)
+	_, path, data := journalAt(t)
+	p, _ := pipeOn(t, e.cap.srv.URL, 2*time.Second, unreadable{e.ledger}, nil, nil, nil)
+	_, err := p.Ship(context.Background(), tailRecords(path, data, testNow), "t")
+	var re *RetryError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "ledger", re.Cause)
+	assert.ErrorContains(t, err, "disk read failed")
+	assert.Empty(t, e.cap.entries())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, unlock, err := e.ledger.LockFile(ctx, path)
+	require.NoError(t, err, "the file's lock was released")
+	unlock()
 }

@@ -184,7 +184,7 @@ func newEnvPriced(t *testing.T, mutate func(*Config), prices Pricer) *env {
 
 // pipeOn is a test pipeline shipping to the Loki at url (each push given
 // timeout), on ledger l, with its own dead-letter file (returned).
-func pipeOn(t *testing.T, url string, timeout time.Duration, l *ledger.Ledger, mutate func(*Config), prices Pricer, m *metrics.Set) (*Pipeline, string) {
+func pipeOn(t *testing.T, url string, timeout time.Duration, l Ledger, mutate func(*Config), prices Pricer, m *metrics.Set) (*Pipeline, string) {
 	t.Helper()
 	lc := loki.DefaultConfig()
 	lc.URL = url
