@@ -25,7 +25,8 @@ func TestRecordManyFiles(t *testing.T) {
 	require.NoError(t, l.MarkFinished(ctx, "/j/cont", "", 10, 10))
 	segs := []Segment{seg("/j/cont", 10, 20, 1), seg("/j/gap", 30, 40, 1),
 		{Path: "/j/moved", Identity: "1:3:bb", Start: 0, End: 5, Lines: 1, FirstSeq: 0, LastSeq: 4},
-		seg("/j/new", 0, 10, 1), seg("/j/new", 20, 30, 1), seg("/j/new", 10, 20, 1), seg("/j/two", 0, 5, 1), seg("/j/two", 50, 60, 1)}
+		seg("/j/new", 0, 10, 1), seg("/j/new", 20, 30, 1), seg("/j/new", 10, 20, 1), seg("/j/two", 0, 5, 1), seg("/j/two", 50, 60, 1),
+		{Path: "/j/known", Identity: "7:8:cc", Start: 0, End: 3, Lines: 1, FirstSeq: 0, LastSeq: 2}}
 	for _, p := range oddPaths {
 		segs = append(segs, seg(p, 0, 7, 1))
 	}
@@ -39,6 +40,8 @@ func TestRecordManyFiles(t *testing.T) {
 	assert.Equal(t, []Range{rg(0, 5, 1)}, moved.Ranges, "the old file's ranges retired")
 	assert.Equal(t, "1:3:bb", string(moved.Identity))
 	assert.Equal(t, []Range{rg(0, 30, 3)}, mustFile(t, l, "/j/new").Ranges, "merged within the call")
+	assert.Empty(t, mustFile(t, l, "/j/new").Identity, "unknown")
+	assert.Equal(t, "7:8:cc", string(mustFile(t, l, "/j/known").Identity), "a new file's identity")
 	assert.Equal(t, []Range{rg(0, 5, 1), rg(50, 60, 1)}, mustFile(t, l, "/j/two").Ranges)
 	for _, p := range oddPaths {
 		assert.Equal(t, []Range{rg(0, 7, 1)}, mustFile(t, l, p).Ranges, "%q", p)

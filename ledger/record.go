@@ -79,13 +79,9 @@ func recordFiles(w *wtx, plans []filePlan, now int64) error {
 }
 
 // upsertFiles touches the rows of the plans' files, creating the missing
-// ones, and returns them by path.
+// ones with the plans' identities, and returns them by path.
 func upsertFiles(w *wtx, plans []filePlan, now int64) (map[string]fileRow, error) {
-	paths := make([]string, len(plans))
-	for i, p := range plans {
-		paths[i] = p.path
-	}
-	rs, err := w.stmt(sUpsertFiles).QueryContext(w.ctx, pathList(paths), now)
+	rs, err := w.stmt(sUpsertFiles).QueryContext(w.ctx, fileList(plans), now)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +97,21 @@ func upsertFiles(w *wtx, plans []filePlan, now int64) (map[string]fileRow, error
 		rows[path] = row
 	}
 	return rows, rs.Err()
+}
+
+// fileList is the plans' files as sUpsertFiles takes them: a JSON array
+// of [path, identity], both in hex.
+func fileList(plans []filePlan) string {
+	b := []byte{'['}
+	for i, p := range plans {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendHex(append(b, '['), p.path)
+		b = appendHex(append(b, ','), string(p.identity))
+		b = append(b, ']')
+	}
+	return string(append(b, ']'))
 }
 
 // settleIdentity brings the stored identity of the plan's file to the

@@ -55,26 +55,32 @@ const pathOf = `CAST(unhex(value) AS TEXT)`
 // bytes in hex, which carries any path exactly (JSON text itself cannot
 // carry bytes that are not UTF-8).
 func pathList(paths []string) string {
-	b := make([]byte, 0, 2+len(paths)*3)
-	b = append(b, '[')
+	b := []byte{'['}
 	for i, p := range paths {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, '"')
-		b = hex.AppendEncode(b, []byte(p))
-		b = append(b, '"')
+		b = appendHex(b, p)
 	}
 	return string(append(b, ']'))
 }
 
+// appendHex appends s's bytes in hex, as a JSON string.
+func appendHex(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = hex.AppendEncode(b, []byte(s))
+	return append(b, '"')
+}
+
 // stmtSQL is the text of each statement.
 var stmtSQL = [nStmts]string{
-	// sUpsertFiles touches the rows of a list of paths (pathList),
-	// creating the missing ones, and tells for each whether it has ranges:
-	// a file without any (most of a flush's, new to the ledger) takes its
-	// new ranges as they are, without reading what they touch.
-	sUpsertFiles: `INSERT INTO files (path, updated_at) SELECT ` + pathOf + `, ?2 FROM json_each(?1) WHERE true
+	// sUpsertFiles touches the rows of a JSON array of [path, identity]
+	// in hex (fileList), creating the missing ones with their identity,
+	// and tells for each whether it has ranges: a file without any (most
+	// of a flush's, new to the ledger) takes its new ranges as they are,
+	// without reading what they touch.
+	sUpsertFiles: `INSERT INTO files (path, identity, updated_at)
+		SELECT CAST(unhex(value->>0) AS TEXT), CAST(unhex(value->>1) AS TEXT), ?2 FROM json_each(?1) WHERE true
 		ON CONFLICT (path) DO UPDATE SET updated_at = excluded.updated_at
 		RETURNING path, id, identity, size, finished, EXISTS (SELECT 1 FROM ranges WHERE file_id = files.id)`,
 	sRetire:       `UPDATE files SET identity = ?2, size = -1, finished = 0 WHERE id = ?1`,
