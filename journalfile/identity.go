@@ -124,9 +124,20 @@ func (id Identity) String() string {
 // line into memory with it (Fluent Bit's tail drops a file's pages before
 // each read, so what is not in memory is read from disk).
 func Holds(path string, offset int64, line []byte, size int64) (Identity, error) {
-	if size < int64(len(line)) {
-		size = int64(len(line))
-	}
+	return HoldsLines(path, Line{Offset: offset, Text: line, Size: size})
+}
+
+// Line is a line as read from a journal: its offset, its bytes (its first
+// bytes when cut short) and its full length (0: len(Text)).
+type Line struct {
+	Offset int64
+	Text   []byte
+	Size   int64
+}
+
+// HoldsLines is Holds for several lines of one file, checked on one open
+// of it.
+func HoldsLines(path string, lines ...Line) (Identity, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -136,8 +147,10 @@ func Holds(path string, offset int64, line []byte, size int64) (Identity, error)
 	if err != nil {
 		return "", err
 	}
-	if err := holdsLine(f, offset, line, size); err != nil {
-		return "", err
+	for _, l := range lines {
+		if err := holdsLine(f, l.Offset, l.Text, max(l.Size, int64(len(l.Text)))); err != nil {
+			return "", err
+		}
 	}
 	return id, nil
 }

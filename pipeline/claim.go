@@ -23,8 +23,10 @@ type claimer interface {
 // two shippers never send the same byte range at the same time. The
 // ledger is asked once for all the files, under their locks. recs is not
 // modified; when some records are dropped the kept ones are copied into
-// *buf (reused from flush to flush).
-func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, buf *[]chunk.Record) (context.Context, []chunk.Record, func(), error) {
+// w.kept (reused from flush to flush). The identities of the files whose
+// lines claim checked on disk are kept in w.verified, for the ledger.
+func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, w *work) (context.Context, []chunk.Record, func(), error) {
+	clear(w.verified)
 	c, ok := p.deps.Ledger.(claimer)
 	if !ok {
 		return ctx, recs, func() {}, nil
@@ -44,14 +46,14 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, buf *[]chunk.
 	}
 	shipped := map[string][]ledger.Range{}
 	for path, st := range states {
-		if rs := shippedOf(path, st, recs); len(rs) > 0 {
+		if rs := w.shippedOf(path, st, recs); len(rs) > 0 {
 			shipped[path] = rs
 		}
 	}
 	if len(shipped) == 0 {
 		return ctx, recs, release, nil
 	}
-	kept := (*buf)[:0]
+	kept := w.kept[:0]
 	for _, r := range recs {
 		if r.HasOffset && ledger.Covered(shipped[string(r.Path)], r.Offset, r.Offset+lineLen(&r)+1) {
 			continue
@@ -61,7 +63,7 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, buf *[]chunk.
 	for i := range kept {
 		kept[i].Index = i
 	}
-	*buf = kept
+	w.kept = kept
 	return ctx, kept, release, nil
 }
 
@@ -71,8 +73,9 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, buf *[]chunk.
 // hold: the ledger's ranges are of the file the path names now (identity),
 // and that file holds the records' first and last lines at their offsets
 // (a chunk of a file since replaced, retried after an outage, must not be
-// dropped against the new file's ranges).
-func shippedOf(path string, st ledger.FileState, recs []chunk.Record) []ledger.Range {
+// dropped against the new file's ranges). The identity read is kept in
+// w.verified.
+func (w *work) shippedOf(path string, st ledger.FileState, recs []chunk.Record) []ledger.Range {
 	if len(st.Ranges) == 0 {
 		return nil
 	}
@@ -87,14 +90,20 @@ func shippedOf(path string, st ledger.FileState, recs []chunk.Record) []ledger.R
 			}
 		}
 	}
-	for _, i := range []int{first, last} {
-		r := &recs[i]
-		id, err := journalfile.Holds(path, r.Offset, r.Line, r.Cut)
-		if err != nil || !journalfile.Same(st.Identity, id) {
-			return nil
-		}
+	id, err := journalfile.HoldsLines(path, lineOf(&recs[first]), lineOf(&recs[last]))
+	if err != nil {
+		return nil
+	}
+	w.verified[path] = id
+	if !journalfile.Same(st.Identity, id) {
+		return nil
 	}
 	return st.Ranges
+}
+
+// lineOf is the record's line as read from its file.
+func lineOf(r *chunk.Record) journalfile.Line {
+	return journalfile.Line{Offset: r.Offset, Text: r.Line, Size: r.Cut}
 }
 
 // filesOf returns the distinct paths of recs that have an offset. A

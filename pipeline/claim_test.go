@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/journalship/journalship/chunk"
+	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,4 +90,52 @@ func TestClaimReadFailureSendsNothing(t *testing.T) {
 	_, unlock, err := e.ledger.LockFile(ctx, path)
 	require.NoError(t, err, "the file's lock was released")
 	unlock()
+}
+
+// TestFileReplacedDuringPush: the lines of a file already in the ledger
+// are recorded under the identity claim read, that of the file they came
+// from, even when the path names another file by the time Loki answers;
+// the new file's lines are then never dropped against them, and its
+// first flush retires them.
+func TestFileReplacedDuringPush(t *testing.T) {
+	_, path, dataA := journalAt(t)
+	recsA := tailRecords(path, dataA, testNow)
+	for i := range recsA {
+		recsA[i].Line = bytes.Clone(recsA[i].Line)
+	}
+	idA, err := journalfile.IdentityOf(path)
+	require.NoError(t, err)
+	e := newEnv(t, nil)
+	half := len(recsA) / 2
+	_, err = e.pipe.Ship(context.Background(), recsA[:half], "t")
+	require.NoError(t, err)
+
+	dataB := append([]byte(`{"type":"SESSION_START","other":1}`+"\n"), dataA...)
+	replaced := false
+	e.cap.mu.Lock()
+	e.cap.statusFor = func(int) int { // while the rest of A is pushed
+		if !replaced {
+			replaced = true
+			assert.NoError(t, os.WriteFile(path+".b", dataB, 0o644))
+			assert.NoError(t, os.Rename(path+".b", path))
+		}
+		return http.StatusNoContent
+	}
+	e.cap.mu.Unlock()
+	_, err = e.pipe.Ship(context.Background(), recsA[half:], "t")
+	require.NoError(t, err)
+	st, err := e.ledger.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.Equal(t, idA, st.Identity, "A's lines are recorded as A's")
+
+	before := len(e.cap.entries())
+	recsB := tailRecords(path, dataB, testNow)
+	res, err := e.pipe.Ship(context.Background(), recsB, "t")
+	require.NoError(t, err)
+	assert.Zero(t, res.AlreadyShipped, "none of B's lines is taken for A's")
+	assert.Len(t, e.cap.entries()[before:], len(recsB))
+	st, err = e.ledger.File(context.Background(), path)
+	require.NoError(t, err)
+	assert.NotEqual(t, idA, st.Identity, "B's now")
+	assert.Equal(t, int64(len(dataB)), st.Watermark, "B's ranges only: A's were retired")
 }

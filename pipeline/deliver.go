@@ -243,9 +243,12 @@ func (p *Pipeline) segments(w *work) []ledger.Segment {
 // gone. The ledger must never claim bytes of a file for lines read from
 // another; the lines are in Loki all the same, and the finalizer ships the
 // new file from its first byte. Each file is checked once per flush, on
-// its last line of the flush.
+// its last line of the flush, unless claim checked it already: then the
+// identity it read is the one of the file the lines came from, and is
+// recorded (a file replaced since has another, and the ledger retires
+// these ranges when it records the new file's).
 func (p *Pipeline) identify(w *work) []ledger.Segment {
-	ids := map[string]journalfile.Identity{}
+	ids := w.verified
 	bad := map[string]error{}
 	for k := len(w.segs) - 1; k >= 0; k-- { // the last line of each file first
 		path := w.segs[k].Path
@@ -253,7 +256,7 @@ func (p *Pipeline) identify(w *work) []ledger.Segment {
 			continue
 		}
 		r := &w.recs[w.last[k]]
-		id, err := journalfile.Holds(path, r.Offset, r.Line, r.Cut)
+		id, err := journalfile.HoldsLines(path, lineOf(r))
 		if err != nil {
 			bad[path] = err
 			continue

@@ -158,7 +158,7 @@ func (p *Pipeline) Ship(ctx context.Context, recs []chunk.Record, tag string) (R
 	all := len(recs)
 	w := p.works.get()
 	defer p.works.put(w)
-	ctx, recs, release, err := p.claim(ctx, recs, &w.kept)
+	ctx, recs, release, err := p.claim(ctx, recs, w)
 	if err != nil {
 		err = &RetryError{Cause: "ledger", Err: err}
 		p.countRetry(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/journalship/journalship/deadletter"
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
+	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 	"github.com/journalship/journalship/redact"
@@ -120,6 +121,10 @@ type work struct {
 	// kept holds the records of a flush the ledger does not hold yet,
 	// when it holds some (claim).
 	kept []chunk.Record
+	// verified has the identities of the files claim found holding the
+	// flush's lines, so that the ledger records them without a second
+	// check on disk (identify).
+	verified map[string]journalfile.Identity
 }
 
 // idleWorks bounds the works kept between flushes: one per Fluent Bit
@@ -139,7 +144,8 @@ func (p workPool) get() *work {
 	case w := <-p:
 		return w
 	default:
-		return &work{judges: map[format.Format]format.Judge{}, arena: integrity.NewArena(64 << 10)}
+		return &work{judges: map[format.Format]format.Judge{}, arena: integrity.NewArena(64 << 10),
+			verified: map[string]journalfile.Identity{}}
 	}
 }
 
