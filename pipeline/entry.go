@@ -174,7 +174,7 @@ func (p *Pipeline) buildEntry(w *work, f *fileState, i int, j integrity.Judgemen
 		// run's own cost is compared with all it used.
 		p.bill(w, r, it, ev.Bill)
 	}
-	m := meta{w: w, start: len(w.meta)}
+	m := w.startMeta()
 	p.addKeys(&m, f, i, ev)
 	p.addDetails(&m, f, i, ev, j)
 	if outside {

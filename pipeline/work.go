@@ -96,14 +96,19 @@ type work struct {
 	judges map[format.Format]format.Judge
 	arena  *integrity.Arena
 	ev     format.Event
-	meta   []loki.Label
-	batch  loki.Batch
-	retry  loki.Batch
-	dl     []deadletter.Entry
-	segs   []ledger.Segment
-	last   []int // for each of segs, the index in recs of its last line
-	result Result
-	unver  int
+	// meta is the block of metadata pairs entries are built in, one of
+	// metaBlocks (the first metaUsed are this flush's): an entry's
+	// metadata is a slice of a block, so a full block is left as it is.
+	meta       []loki.Label
+	metaBlocks [][]loki.Label
+	metaUsed   int
+	batch      loki.Batch
+	retry      loki.Batch
+	dl         []deadletter.Entry
+	segs       []ledger.Segment
+	last       []int // for each of segs, the index in recs of its last line
+	result     Result
+	unver      int
 	// lastTS is the time of the nearest line with one before the line
 	// starting at tsEnd (-1: none known), in the current file.
 	lastTS time.Time
@@ -180,7 +185,7 @@ func (w *work) reset(recs []chunk.Record, tag string) {
 		size += len(recs[i].Line) + len(recs[i].Path) + 64
 	}
 	w.arena.Reset(size)
-	w.meta = slices.Grow(w.meta[:0], len(recs)*maxMeta)
+	w.meta, w.metaUsed = nil, 0
 	w.batch.Reset()
 	w.restamps = w.restamps[:0]
 	w.claims = w.claims[:0]
@@ -203,6 +208,24 @@ func (w *work) reset(recs []chunk.Record, tag string) {
 		}
 		return 0
 	})
+}
+
+// metaBlock is how many metadata pairs one block holds: about a hundred
+// entries' worth. Blocks, rather than one array sized for the worst case
+// of every record, keep a 2 MB chunk's metadata at what it uses.
+const metaBlock = 4096
+
+// startMeta begins one entry's metadata, in a new block when the current
+// one might not hold maxMeta more pairs.
+func (w *work) startMeta() meta {
+	if cap(w.meta)-len(w.meta) < maxMeta {
+		if w.metaUsed == len(w.metaBlocks) {
+			w.metaBlocks = append(w.metaBlocks, make([]loki.Label, 0, metaBlock))
+		}
+		w.meta = w.metaBlocks[w.metaUsed][:0]
+		w.metaUsed++
+	}
+	return meta{w: w, start: len(w.meta)}
 }
 
 // groups calls fn for each run of records of one file, in offset order.
