@@ -1,10 +1,12 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
-	"sort"
+	"slices"
+	"strconv"
 	"time"
 )
 
@@ -52,8 +54,8 @@ func (l *Ledger) ClaimBills(ctx context.Context, bills []Bill) (taken []Bill, er
 			return nil, invalid("claim bills", "", errors.New("a bill without an owner"))
 		}
 	}
-	sorted := append([]Bill(nil), bills...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
+	sorted := slices.Clone(bills)
+	slices.SortStableFunc(sorted, func(a, b Bill) int { return cmp.Compare(a.Key, b.Key) })
 	now := time.Now().UnixNano()
 	prune := now-l.c.billsPruned.Load() > int64(time.Hour)
 	err = l.write(ctx, "claim bills", "", func(w *wtx) error {
@@ -63,15 +65,18 @@ func (l *Ledger) ClaimBills(ctx context.Context, bills []Bill) (taken []Bill, er
 				return err
 			}
 		}
+		if len(sorted) == 0 {
+			return nil
+		}
+		if err := w.exec(sClaimBills, billList(sorted), now); err != nil {
+			return err
+		}
+		owners, err := billOwners(w, sorted)
+		if err != nil {
+			return err
+		}
 		for _, b := range sorted {
-			if err := w.exec(sClaimBill, int64(b.Key), b.Owner, now); err != nil {
-				return err
-			}
-			var owner string
-			if err := w.stmt(sBillOwner).QueryRowContext(w.ctx, int64(b.Key)).Scan(&owner); err != nil {
-				return err
-			}
-			if owner != b.Owner {
+			if owner := owners[b.Key]; owner != b.Owner {
 				taken = append(taken, Bill{Key: b.Key, Owner: owner})
 			}
 		}
@@ -81,6 +86,72 @@ func (l *Ledger) ClaimBills(ctx context.Context, bills []Bill) (taken []Bill, er
 		l.c.billsPruned.Store(now)
 	}
 	return taken, err
+}
+
+// billList is bills as sClaimBills takes them: a JSON array of [key,
+// owner in hex].
+func billList(bills []Bill) string {
+	b := []byte{'['}
+	for i, bill := range bills {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(b, '['), int64(bill.Key), 10)
+		b = append(appendHex(append(b, ','), bill.Owner), ']')
+	}
+	return string(append(b, ']'))
+}
+
+// billOwners reads the owners of the units of bills, by key.
+func billOwners(w *wtx, bills []Bill) (map[uint64]string, error) {
+	keys := []byte{'['}
+	for i, bill := range bills {
+		if i > 0 {
+			keys = append(keys, ',')
+		}
+		keys = strconv.AppendInt(keys, int64(bill.Key), 10)
+	}
+	rows, err := w.stmt(sBillOwners).QueryContext(w.ctx, string(append(keys, ']')))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	owners := make(map[uint64]string, len(bills))
+	for rows.Next() {
+		var key int64
+		var owner string
+		if err := rows.Scan(&key, &owner); err != nil {
+			return nil, err
+		}
+		owners[uint64(key)] = owner
+	}
+	return owners, rows.Err()
+}
+
+// AllBills returns every claim the ledger keeps when there are at most
+// limit, so a process can know them all and ask for none one by one;
+// complete is false (and bills nil) when there are more.
+func (l *Ledger) AllBills(ctx context.Context, limit int) (bills []Bill, complete bool, err error) {
+	if err := l.check("bills", ""); err != nil {
+		return nil, false, err
+	}
+	rows, err := l.c.stmts[sAllBills].QueryContext(ctx, limit+1)
+	if err != nil {
+		return nil, false, l.fail("bills", "", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key int64
+		var owner string
+		if err := rows.Scan(&key, &owner); err != nil {
+			return nil, false, l.fail("bills", "", err)
+		}
+		if len(bills) == limit {
+			return nil, false, nil
+		}
+		bills = append(bills, Bill{Key: uint64(key), Owner: owner})
+	}
+	return bills, true, l.fail("bills", "", rows.Err())
 }
 
 // ReleaseBills gives up, in one transaction, the claims of bills that

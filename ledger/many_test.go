@@ -122,3 +122,58 @@ func sameStripe(t *testing.T, path string) string {
 	t.Fatal("no path found")
 	return ""
 }
+
+// TestClaimBillsMany: one call claims many units at once, keeps the first
+// claim of a unit named twice, reports the units others own, and carries
+// any owner path exactly; AllBills then gives them all, or says there
+// are more than asked for.
+func TestClaimBillsMany(t *testing.T) {
+	l := openTest(t)
+	ctx := context.Background()
+	_, err := l.ClaimBills(ctx, []Bill{{Key: 5, Owner: "/j/first"}})
+	require.NoError(t, err)
+	bills := []Bill{{Key: 5, Owner: "/j/second"}, {Key: 1 << 63, Owner: "/j/second"}, {Key: 7, Owner: "/j/second"}, {Key: 7, Owner: "/j/third"}}
+	for i, p := range oddPaths {
+		bills = append(bills, Bill{Key: uint64(100 + i), Owner: p})
+	}
+	taken, err := l.ClaimBills(ctx, bills)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []Bill{{Key: 5, Owner: "/j/first"}, {Key: 7, Owner: "/j/second"}}, taken,
+		"5 was claimed before; 7 went to its first claimer in the call")
+	for i, p := range oddPaths {
+		owner, ok, err := l.BillOwner(ctx, uint64(100+i))
+		require.NoError(t, err)
+		assert.True(t, ok)
+		assert.Equal(t, p, owner)
+	}
+	all, complete, err := l.AllBills(ctx, 100)
+	require.NoError(t, err)
+	assert.True(t, complete)
+	assert.Len(t, all, 3+len(oddPaths))
+	assert.Contains(t, all, Bill{Key: 1 << 63, Owner: "/j/second"})
+	all, complete, err = l.AllBills(ctx, 3)
+	require.NoError(t, err)
+	assert.False(t, complete)
+	assert.Nil(t, all)
+}
+
+// TestPutMarks: marks of several sessions are stored in one call, each
+// taking its value and leaving the session's others.
+func TestPutMarks(t *testing.T) {
+	l := openTest(t)
+	ctx := context.Background()
+	require.NoError(t, l.SetMarks(ctx, "/j/a", map[string]string{"x": "1", "y": "2"}))
+	require.NoError(t, l.PutMarks(ctx, []Mark{{"/j/b", "x", "3"}, {"/j/a", "x", "4"}, {oddPaths[3], "z", "5"}}))
+	for session, want := range map[string]map[string]string{
+		"/j/a": {"x": "4", "y": "2"}, "/j/b": {"x": "3"}, oddPaths[3]: {"z": "5"},
+	} {
+		got, err := l.Marks(ctx, session)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, session)
+	}
+	requireKind(t, l.PutMarks(ctx, []Mark{{"/j/a", "x", "5"}, {"", "x", "1"}}), ErrInvalid)
+	got, err := l.Marks(ctx, "/j/a")
+	require.NoError(t, err)
+	assert.Equal(t, "4", got["x"], "a refused call stores nothing")
+	require.NoError(t, l.PutMarks(ctx, nil))
+}

@@ -1,9 +1,10 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -37,7 +38,21 @@ func (l *Ledger) Marks(ctx context.Context, session string) (map[string]string, 
 // SetMarks stores marks for session in one transaction: each named mark
 // takes its value, the others stay.
 func (l *Ledger) SetMarks(ctx context.Context, session string, marks map[string]string) error {
-	return l.writeMarks(ctx, "set marks", sSetMark, session, marks)
+	return l.writeMarks(ctx, "set marks", sSetMark, session, marksOf(session, marks))
+}
+
+// Mark is one named mark of a session (see Marks).
+type Mark struct {
+	Session, Name, Value string
+}
+
+// PutMarks is SetMarks for marks of several sessions, in one transaction:
+// a flush's files' marks share one commit.
+func (l *Ledger) PutMarks(ctx context.Context, marks []Mark) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	return l.writeMarks(ctx, "set marks", sSetMark, marks[0].Session, marks)
 }
 
 // ForgetMarks removes every mark of session; the retention agent calls it
@@ -60,27 +75,41 @@ func (l *Ledger) RaiseMarks(ctx context.Context, session string, marks map[strin
 	for n, v := range marks {
 		text[n] = strconv.FormatInt(v, 10)
 	}
-	return l.writeMarks(ctx, "raise marks", sRaiseMark, session, text)
+	return l.writeMarks(ctx, "raise marks", sRaiseMark, session, marksOf(session, text))
 }
 
-// writeMarks runs statement id for each mark of session, in name order
-// (repeatable statements), in one transaction.
-func (l *Ledger) writeMarks(ctx context.Context, op string, id stmtID, session string, marks map[string]string) error {
-	if session == "" {
-		return invalid(op, session, errors.New("empty session key"))
+// marksOf lists the marks of one session.
+func marksOf(session string, marks map[string]string) []Mark {
+	out := make([]Mark, 0, len(marks))
+	for n, v := range marks {
+		out = append(out, Mark{Session: session, Name: n, Value: v})
 	}
-	names := make([]string, 0, len(marks))
-	for n := range marks {
-		if n == "" {
-			return invalid(op, session, errors.New("empty mark name"))
+	return out
+}
+
+// writeMarks runs statement id for each of marks, in session and name
+// order (repeatable statements), in one transaction; label names the call
+// in errors.
+func (l *Ledger) writeMarks(ctx context.Context, op string, id stmtID, label string, marks []Mark) error {
+	for _, m := range marks {
+		if m.Session == "" {
+			return invalid(op, m.Session, errors.New("empty session key"))
 		}
-		names = append(names, n)
+		if m.Name == "" {
+			return invalid(op, m.Session, errors.New("empty mark name"))
+		}
 	}
-	sort.Strings(names)
+	if label == "" {
+		return invalid(op, label, errors.New("empty session key"))
+	}
+	sorted := slices.Clone(marks)
+	slices.SortFunc(sorted, func(a, b Mark) int {
+		return cmp.Or(cmp.Compare(a.Session, b.Session), cmp.Compare(a.Name, b.Name))
+	})
 	now := time.Now().UnixNano()
-	return l.write(ctx, op, session, func(w *wtx) error {
-		for _, n := range names {
-			if err := w.exec(id, session, n, marks[n], now); err != nil {
+	return l.write(ctx, op, label, func(w *wtx) error {
+		for _, m := range sorted {
+			if err := w.exec(id, m.Session, m.Name, m.Value, now); err != nil {
 				return err
 			}
 		}

@@ -32,7 +32,9 @@ const (
 	sSetMark
 	sRaiseMark
 	sBillOwner
-	sClaimBill
+	sBillOwners
+	sClaimBills
+	sAllBills
 	sReleaseBill
 	sForgetBills
 	sForgetMarks
@@ -118,8 +120,14 @@ var stmtSQL = [nStmts]string{
 		WHERE CAST(excluded.value AS INTEGER) > CAST(value AS INTEGER)`,
 	sForgetMarks: `DELETE FROM marks WHERE session = ?1`,
 	sBillOwner:   `SELECT owner FROM bills WHERE key = ?1`,
-	// sClaimBill claims an unclaimed bill; a claimed one keeps its owner.
-	sClaimBill:   `INSERT INTO bills (key, owner, claimed_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO NOTHING`,
+	// sBillOwners reads the owners of a JSON array of keys.
+	sBillOwners: `SELECT key, owner FROM bills WHERE key IN (SELECT value FROM json_each(?1))`,
+	// sClaimBills claims the unclaimed bills of a JSON array of [key,
+	// owner in hex]; a claimed one keeps its owner.
+	sClaimBills: `INSERT INTO bills (key, owner, claimed_at)
+		SELECT value->>0, CAST(unhex(value->>1) AS TEXT), ?2 FROM json_each(?1) WHERE true
+		ON CONFLICT (key) DO NOTHING`,
+	sAllBills:    `SELECT key, owner FROM bills LIMIT ?1`,
 	sReleaseBill: `DELETE FROM bills WHERE key = ?1 AND owner = ?2`,
 	sForgetBills: `DELETE FROM bills WHERE claimed_at < ?1`,
 	sSavepoint:   `SAVEPOINT call`,
