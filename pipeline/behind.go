@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/journalship/journalship/ledger"
 	"github.com/journalship/journalship/loki"
 )
 
@@ -49,7 +50,7 @@ const (
 // the stream ceilings and the files' re-stamp bases (restamp.go).
 type marker interface {
 	Marks(ctx context.Context, session string) (map[string]string, error)
-	SetMarks(ctx context.Context, session string, marks map[string]string) error
+	PutMarks(ctx context.Context, marks []ledger.Mark) error
 	RaiseMarks(ctx context.Context, session string, marks map[string]int64) error
 }
 

@@ -25,6 +25,7 @@ const billMemory = 1 << 17
 
 // biller is a ledger that keeps the node's claims (*ledger.Ledger).
 type biller interface {
+	AllBills(ctx context.Context, limit int) ([]ledger.Bill, bool, error)
 	BillOwner(ctx context.Context, key uint64) (string, bool, error)
 	ClaimBills(ctx context.Context, bills []ledger.Bill) ([]ledger.Bill, error)
 	ReleaseBills(ctx context.Context, bills []ledger.Bill) error
@@ -33,9 +34,16 @@ type biller interface {
 // bills remembers the owners of the units this process saw claimed.
 type bills struct {
 	store  biller // nil: the process's memory is the only claim
+	load   sync.Once
 	mu     sync.Mutex
 	owners map[uint64]string
 	paths  map[string]string // the owners' paths, one copy each
+	// all: owners holds every claim the ledger kept when it was first
+	// asked (loadAll), with those made and learned since, so a unit it
+	// does not hold is claimed without asking the ledger. One another
+	// process claims meanwhile is found by the claim itself: ClaimBills
+	// reports it and the flush is judged again.
+	all bool
 }
 
 func newBills(l Ledger) *bills {
@@ -48,14 +56,16 @@ func newBills(l Ledger) *bills {
 // when nobody has and no ledger keeps claims; ok is false when the
 // ledger knows no owner (the flush claims it before its push).
 func (b *bills) owner(ctx context.Context, key uint64, path []byte) (owner string, ok bool) {
+	b.loadAll(ctx)
 	b.mu.Lock()
 	owner, ok = b.owners[key]
 	if !ok && b.store == nil {
 		owner, ok = b.path(path), true
 		b.remember(key, owner)
 	}
+	all := b.all
 	b.mu.Unlock()
-	if ok || b.store == nil {
+	if ok || b.store == nil || all {
 		return owner, ok
 	}
 	owner, ok, err := b.store.BillOwner(ctx, key)
@@ -67,6 +77,26 @@ func (b *bills) owner(ctx context.Context, key uint64, path []byte) (owner strin
 	b.remember(key, owner)
 	b.mu.Unlock()
 	return owner, true
+}
+
+// loadAll reads every claim the ledger keeps, once, when they fill at
+// most half the memory: from then on a unit is looked up in memory only.
+func (b *bills) loadAll(ctx context.Context) {
+	if b.store == nil {
+		return
+	}
+	b.load.Do(func() {
+		claims, complete, err := b.store.AllBills(ctx, billMemory/2)
+		if err != nil || !complete {
+			return // each unit is asked for
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, c := range claims {
+			b.owners[c.Key] = b.path([]byte(c.Owner))
+		}
+		b.all = true
+	})
 }
 
 // path returns the one copy of path the memory keeps; b.mu is held.
@@ -84,6 +114,7 @@ func (b *bills) remember(key uint64, owner string) {
 	if len(b.owners) >= billMemory {
 		clear(b.owners) // read again from the ledger when needed
 		clear(b.paths)
+		b.all = false
 	}
 	b.owners[key] = owner
 }

@@ -168,6 +168,33 @@ func TestConcurrentCopiesCountOnce(t *testing.T) {
 	}
 }
 
+// TestClaimMadeElsewhereAfterLoad: a process knows the ledger's claims
+// from its first response on, and asks no more; a claim another process
+// makes after that is found when this one claims the same response: the
+// flush is handed back, and judged again it counts the copy elsewhere.
+func TestClaimMadeElsewhereAfterLoad(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	pathA, dataA := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 40))
+	pathB, dataB := billSession(t, root, billB, billLine(billB, "msg_02", "req_02", 1, 7))
+	pathC, dataC := billSession(t, root, billC, billLine(billC, "msg_02", "req_02", 1, 7))
+	e := newEnv(t, nil)
+	_, err := e.pipe.Ship(ctx, tailRecords(pathA, dataA, testNow), "t") // loads the (empty) claims
+	require.NoError(t, err)
+	_, err = e.twin(t).Ship(ctx, tailRecords(pathB, dataB, testNow), "t")
+	require.NoError(t, err)
+
+	_, err = e.pipe.Ship(ctx, tailRecords(pathC, dataC, testNow), "t")
+	var re *RetryError
+	require.ErrorAs(t, err, &re, "C's copy of B's response, claimed meanwhile")
+	assert.Equal(t, causeClaimedElsewhere, re.Cause)
+	_, err = e.pipe.Ship(ctx, tailRecords(pathC, dataC, testNow), "t")
+	require.NoError(t, err)
+	out, elsewhere := outByFile(t, e.cap.entries())
+	assert.Equal(t, map[string]int{billA + ".jsonl": 40, billB + ".jsonl": 7}, out)
+	assert.Equal(t, []string{billC + ".jsonl@0"}, elsewhere)
+}
+
 // twin is another pipeline (another process, with its own ledger
 // handle) on e's ledger, shipping to the same Loki.
 func (e *env) twin(t *testing.T) *Pipeline {

@@ -134,19 +134,22 @@ func (p *Pipeline) readBase(ctx context.Context, path, mark string) (time.Time, 
 	return time.Unix(0, ns), true
 }
 
-// publishRestamps writes the flush's new re-stamp bases before its push.
+// publishRestamps writes the flush's new re-stamp bases before its push,
+// in one ledger transaction.
 func (p *Pipeline) publishRestamps(ctx context.Context, w *work) error {
 	s := p.behind.store
-	if s == nil {
+	if s == nil || len(w.restamps) == 0 {
 		return nil
 	}
+	marks := make([]ledger.Mark, len(w.restamps))
 	for i, d := range w.restamps {
-		if err := s.SetMarks(ctx, ledger.FileMarks(d.path), map[string]string{d.mark: strconv.FormatInt(d.base.UnixNano(), 10)}); err != nil {
-			for _, u := range w.restamps[i:] {
-				u.forget()
-			}
-			return err
+		marks[i] = ledger.Mark{Session: ledger.FileMarks(d.path), Name: d.mark, Value: strconv.FormatInt(d.base.UnixNano(), 10)}
+	}
+	if err := s.PutMarks(ctx, marks); err != nil {
+		for _, d := range w.restamps {
+			d.forget()
 		}
+		return err
 	}
 	return nil
 }
