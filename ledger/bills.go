@@ -68,12 +68,20 @@ func (l *Ledger) ClaimBills(ctx context.Context, bills []Bill) (taken []Bill, er
 		if len(sorted) == 0 {
 			return nil
 		}
-		if err := w.exec(sClaimBills, billList(sorted), now); err != nil {
-			return err
-		}
-		owners, err := billOwners(w, sorted)
+		owners, err := claimBills(w, sorted, now)
 		if err != nil {
 			return err
+		}
+		var others []Bill // claimed before this call
+		for _, b := range sorted {
+			if _, ok := owners[b.Key]; !ok {
+				others = append(others, b)
+			}
+		}
+		if len(others) > 0 {
+			if err := billOwners(w, others, owners); err != nil {
+				return err
+			}
 		}
 		for _, b := range sorted {
 			if owner := owners[b.Key]; owner != b.Owner {
@@ -102,8 +110,15 @@ func billList(bills []Bill) string {
 	return string(append(b, ']'))
 }
 
-// billOwners reads the owners of the units of bills, by key.
-func billOwners(w *wtx, bills []Bill) (map[uint64]string, error) {
+// claimBills claims the unclaimed units of bills and returns their
+// owners, by key (a unit named twice is claimed by its first bill).
+func claimBills(w *wtx, bills []Bill, now int64) (map[uint64]string, error) {
+	owners := make(map[uint64]string, len(bills))
+	return owners, scanOwners(w, sClaimBills, billList(bills), owners, now)
+}
+
+// billOwners adds the owners of the units of bills to owners.
+func billOwners(w *wtx, bills []Bill, owners map[uint64]string) error {
 	keys := []byte{'['}
 	for i, bill := range bills {
 		if i > 0 {
@@ -111,21 +126,26 @@ func billOwners(w *wtx, bills []Bill) (map[uint64]string, error) {
 		}
 		keys = strconv.AppendInt(keys, int64(bill.Key), 10)
 	}
-	rows, err := w.stmt(sBillOwners).QueryContext(w.ctx, string(append(keys, ']')))
+	return scanOwners(w, sBillOwners, string(append(keys, ']')), owners)
+}
+
+// scanOwners runs statement id, which gives key and owner rows, into
+// owners.
+func scanOwners(w *wtx, id stmtID, list string, owners map[uint64]string, args ...any) error {
+	rows, err := w.stmt(id).QueryContext(w.ctx, append([]any{list}, args...)...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	owners := make(map[uint64]string, len(bills))
 	for rows.Next() {
 		var key int64
 		var owner string
 		if err := rows.Scan(&key, &owner); err != nil {
-			return nil, err
+			return err
 		}
 		owners[uint64(key)] = owner
 	}
-	return owners, rows.Err()
+	return rows.Err()
 }
 
 // AllBills returns every claim the ledger keeps when there are at most

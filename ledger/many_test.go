@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -176,4 +177,40 @@ func TestPutMarks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "4", got["x"], "a refused call stores nothing")
 	require.NoError(t, l.PutMarks(ctx, nil))
+}
+
+// TestMigratesBillsFrom4: a version 4 ledger's claims (keyed by their
+// unit) keep their owners and times in the version 5 table, and a claim
+// of one of them is still refused.
+func TestMigratesBillsFrom4(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Now().Add(-time.Hour).UnixNano()
+	path := rawDB(t,
+		`CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, identity TEXT NOT NULL DEFAULT '',
+			size INTEGER NOT NULL DEFAULT -1, finished INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)), updated_at INTEGER NOT NULL)`,
+		`CREATE TABLE ranges (file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+			start_off INTEGER NOT NULL, end_off INTEGER NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,
+			lines INTEGER NOT NULL, PRIMARY KEY (file_id, start_off)) WITHOUT ROWID`,
+		marksSQL,
+		`CREATE TABLE bills (key INTEGER PRIMARY KEY, owner TEXT NOT NULL, claimed_at INTEGER NOT NULL)`,
+		`CREATE INDEX bills_by_time ON bills(claimed_at)`,
+		fmt.Sprintf(`INSERT INTO bills VALUES (-5, '/j/a', %d), (9, '/j/b', %d), (7, '/j/a', %d)`, t0+300, t0+100, t0+200),
+		fmt.Sprintf("PRAGMA application_id = %d", applicationID),
+		"PRAGMA user_version = 4")
+	l, err := Open(Config{Path: path, BusyTimeout: time.Second})
+	require.NoError(t, err)
+	defer l.Close()
+	all, complete, err := l.AllBills(ctx, 10)
+	require.NoError(t, err)
+	require.True(t, complete)
+	assert.ElementsMatch(t, []Bill{{Key: 1<<64 - 5, Owner: "/j/a"}, {Key: 9, Owner: "/j/b"}, {Key: 7, Owner: "/j/a"}}, all)
+	taken, err := l.ClaimBills(ctx, []Bill{{Key: 9, Owner: "/j/c"}, {Key: 10, Owner: "/j/c"}})
+	require.NoError(t, err)
+	assert.Equal(t, []Bill{{Key: 9, Owner: "/j/b"}}, taken)
+	n, err := l.ForgetBills(ctx, time.Unix(0, t0+250))
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), n, "the claims' times came along")
+	var uv int
+	require.NoError(t, l.c.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&uv))
+	assert.Equal(t, schemaVersion, uv)
 }

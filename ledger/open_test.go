@@ -72,7 +72,7 @@ func TestOpenSetsPragmas(t *testing.T) {
 		{"busy_timeout", "5000"},
 		{"journal_size_limit", fmt.Sprint(walSizeLimit)},
 		{"application_id", fmt.Sprint(applicationID)},
-		{"user_version", "4"},
+		{"user_version", "5"},
 	}
 	for _, tt := range tests {
 		var got string

@@ -15,7 +15,9 @@ const applicationID = 0x4a534c47
 // (its rows keep an unknown identity, matching any file, as before).
 // Version 3 adds the marks table; older ledgers get it, empty.
 // Version 4 adds the bills table; older ledgers get it, empty.
-const schemaVersion = 4
+// Version 5 keeps the bills in claim order, their keys in an index of
+// their own (a version 4 ledger's bills are moved over).
+const schemaVersion = 5
 
 // schemaSQL creates version 1.
 //
@@ -63,11 +65,27 @@ const marksSQL = `CREATE TABLE IF NOT EXISTS marks (
 
 // billsSQL creates the bills table: which journal counts each billed
 // unit of the node (a Claude Code response), by the unit's key (Bill).
+// Rows are appended in claim order and found by key through the key's
+// unique index: keys are hashes, and a flush's thousand claims keyed by
+// them would touch most pages of a table ordered by key (each a page
+// written to the WAL), where they touch only the index's small entries.
 const billsSQL = `CREATE TABLE IF NOT EXISTS bills (
-		key        INTEGER PRIMARY KEY,
+		id         INTEGER PRIMARY KEY,
+		key        INTEGER NOT NULL UNIQUE,
 		owner      TEXT    NOT NULL,
 		claimed_at INTEGER NOT NULL
 	)`
+
+// billsFrom4 moves a version 4 ledger's bills (keyed by key) to
+// billsSQL's table.
+var billsFrom4 = []string{
+	`ALTER TABLE bills RENAME TO bills_v4`,
+	`DROP INDEX IF EXISTS bills_by_time`,
+	billsSQL,
+	`INSERT INTO bills (key, owner, claimed_at) SELECT key, owner, claimed_at FROM bills_v4 ORDER BY claimed_at, key`,
+	`DROP TABLE bills_v4`,
+	billsByTimeSQL,
+}
 
 // billsByTimeSQL indexes the claims by time, for forgetting old ones
 // without reading them all.
@@ -131,6 +149,8 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return migrateFrom(ctx, tx, marksSQL, billsSQL, billsByTimeSQL)
 	case version == 3 && appID == applicationID:
 		return migrateFrom(ctx, tx, billsSQL, billsByTimeSQL)
+	case version == 4 && appID == applicationID:
+		return migrateFrom(ctx, tx, billsFrom4...)
 	}
 	for _, stmt := range schemaSQL {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -142,7 +162,8 @@ func migrate(ctx context.Context, db *sql.DB) error {
 
 // migrateFrom brings an older ledger to this version with stmts (version
 // 1: the identity column, the marks and bills tables; version 2: the
-// marks and bills tables; version 3: the bills table).
+// marks and bills tables; version 3: the bills table; version 4: the
+// bills moved to their new table).
 func migrateFrom(ctx context.Context, tx *sql.Tx, stmts ...string) error {
 	for _, stmt := range append(stmts, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
