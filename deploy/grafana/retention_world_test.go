@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,17 +34,23 @@ func (p planStatus) Group(_ context.Context, jobDir string) (format.GroupState, 
 	return p[filepath.Base(jobDir)], nil
 }
 
-// retentionMetrics are the agent's metrics, served on their own endpoint
-// like the retention sidecar's.
-func startRetentionMetrics(t *testing.T, addr string) *retention.Metrics {
+// startRetentionMetrics serves the agent's metrics on an endpoint of their own
+// (like the retention sidecar's), and returns them with its address.
+func startRetentionMetrics(t *testing.T) (*retention.Metrics, string) {
 	t.Helper()
 	m := retention.NewMetrics() // its counters exist at 0 from the start
-	srv, err := retention.Serve(addr, m.Registry)
-	if err != nil {
-		t.Fatal(err)
+	for try := 0; ; try++ {
+		addr := freeAddr(t)
+		srv, err := retention.Serve(addr, m.Registry)
+		if err != nil && try < 5 && strings.Contains(err.Error(), "address already in use") {
+			continue // taken meanwhile by another test's process
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		return m, addr
 	}
-	t.Cleanup(func() { srv.Close() })
-	return m
 }
 
 // sweep plans job states (a quarter of the jobs terminal for two days,

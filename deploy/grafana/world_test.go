@@ -62,12 +62,13 @@ func newWorld(t *testing.T) *world {
 	w.generate(t)
 	w.loki = lokiproc.ForTest(t, lokiproc.Config{})
 	w.lq = &lokiquery.Client{URL: w.loki.URL}
-	shipAddr, retAddr := freeAddr(t), freeAddr(t)
-	w.shipAddr = shipAddr
+	// The metrics endpoints listen before Prometheus starts (and picks
+	// ports of its own): an address free a moment ago is taken at once.
+	w.shipAddr = freeAddr(t)
+	sh := w.startShipping(t, w.shipAddr)
+	rm, retAddr := startRetentionMetrics(t)
 	w.prom = promproc.ForTest(t, promproc.Config{ScrapeInterval: scrapeInterval,
-		Targets: []promproc.Target{{Job: shipJob, Addr: shipAddr}, {Job: retentionJob, Addr: retAddr}}})
-	sh := w.startShipping(t, shipAddr)
-	rm := startRetentionMetrics(t, retAddr)
+		Targets: []promproc.Target{{Job: shipJob, Addr: w.shipAddr}, {Job: retentionJob, Addr: retAddr}}})
 	w.zeroAt, _ = w.waitScrapes(t, time.Now())
 	sh.ship(t, w)
 	sh.finalize(t, w)
