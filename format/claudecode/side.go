@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/integrity"
@@ -46,7 +47,9 @@ func (s *State) Load(journalPath string) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return
 	}
-	r := bufio.NewReaderSize(io.LimitReader(f, s.maxScan), 64<<10)
+	r := sideReaders.Get().(*bufio.Reader)
+	defer func() { r.Reset(nil); sideReaders.Put(r) }()
+	r.Reset(io.LimitReader(f, s.maxScan))
 	var c integrity.Capture
 	var long []byte // a line longer than the reader's buffer
 	skip := false   // the current line outgrew maxSideLine: skipped
@@ -76,6 +79,11 @@ func (s *State) Load(journalPath string) {
 		long, skip = long[:0], false
 	}
 }
+
+// sideReaders keep Load's 64 KB read buffers: a subagent file is loaded
+// once, but a node starts many, and a new buffer each time was most of
+// the garbage a flush of Claude Code transcripts left.
+var sideReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // maxSideLine bounds the main transcript line Load buffers: a longer one
 // (a pasted image) is skipped, so one hostile line cannot take the memory
