@@ -24,8 +24,9 @@ import (
 // BenchmarkPlugin drives the built .so through the C host the way Fluent
 // Bit does, to show the cost that BenchmarkFlush does not see: chunks of
 // up to 2 MB of tail records (Fluent Bit's chunk size) from many journals
-// on disk, each read whole as tail reads a small file, a ledger on disk
-// and a local stand-in for Loki that answers at once. One op ships the
+// on disk, each read whole as tail reads a small file and out of the page
+// cache as tail leaves it, a ledger on disk and a local stand-in for Loki
+// that answers at once. One op ships the
 // whole corpus through a fresh instance. It reports the host's CPU per
 // line above a run that only starts and stops the plugin (cpu-ns/line,
 // of which system time sys-ns/line: file opens, reads and fsyncs vary
@@ -78,6 +79,7 @@ func benchPlugin(b *testing.B, c *sample.Corpus, redact string) {
 	b.SetBytes(int64(bytes))
 	b.ResetTimer()
 	for range b.N {
+		dropPages(b, root)
 		c, stats := runPlugin(b, pluginScript(b, loki.url, root, chunks, redact))
 		cpu.user += c.user - idle.user
 		cpu.sys += c.sys - idle.sys
