@@ -177,6 +177,15 @@ func TestPutMarks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "4", got["x"], "a refused call stores nothing")
 	require.NoError(t, l.PutMarks(ctx, nil))
+
+	var twice []Mark // one mark named again and again among others: the last value wins
+	for i := range 40 {
+		twice = append(twice, Mark{"/j/s", "restamp_base", strconv.Itoa(i)}, Mark{fmt.Sprintf("/j/o%d", i), "x", "1"})
+	}
+	require.NoError(t, l.PutMarks(ctx, twice))
+	got, err = l.Marks(ctx, "/j/s")
+	require.NoError(t, err)
+	assert.Equal(t, "39", got["restamp_base"])
 }
 
 // TestMigratesBillsFrom4: a version 4 ledger's claims (keyed by their

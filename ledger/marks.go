@@ -88,8 +88,8 @@ func marksOf(session string, marks map[string]string) []Mark {
 }
 
 // writeMarks runs statement id for each of marks, in session and name
-// order (repeatable statements), in one transaction; label names the call
-// in errors.
+// order (repeatable statements; a mark named twice in its order in marks),
+// in one transaction; label names the call in errors.
 func (l *Ledger) writeMarks(ctx context.Context, op string, id stmtID, label string, marks []Mark) error {
 	for _, m := range marks {
 		if m.Session == "" {
@@ -103,7 +103,7 @@ func (l *Ledger) writeMarks(ctx context.Context, op string, id stmtID, label str
 		return invalid(op, label, errors.New("empty session key"))
 	}
 	sorted := slices.Clone(marks)
-	slices.SortFunc(sorted, func(a, b Mark) int {
+	slices.SortStableFunc(sorted, func(a, b Mark) int { // a mark named twice: the last value wins
 		return cmp.Or(cmp.Compare(a.Session, b.Session), cmp.Compare(a.Name, b.Name))
 	})
 	now := time.Now().UnixNano()
