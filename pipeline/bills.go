@@ -44,6 +44,11 @@ type bills struct {
 	// process claims meanwhile is found by the claim itself: ClaimBills
 	// reports it and the flush is judged again.
 	all bool
+	// loaded are the units whose owner was read by loadAll and not asked
+	// for since: another process may have given up its claim meanwhile
+	// (its lines refused for good), so such an owner is asked for before
+	// a copy is counted elsewhere on its word.
+	loaded map[uint64]struct{}
 }
 
 func newBills(l Ledger) *bills {
@@ -63,19 +68,25 @@ func (b *bills) owner(ctx context.Context, key uint64, path []byte) (owner strin
 		owner, ok = b.path(path), true
 		b.remember(key, owner)
 	}
+	_, loaded := b.loaded[key]
 	all := b.all
 	b.mu.Unlock()
-	if ok || b.store == nil || all {
+	switch {
+	case b.store == nil, ok && (!loaded || owner == string(path)):
 		return owner, ok
+	case !ok && all:
+		return "", false
 	}
 	owner, ok, err := b.store.BillOwner(ctx, key)
-	if err != nil || !ok {
-		return "", false // claimed before the push, which fails over a ledger error
-	}
 	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.loaded, key)
+	if err != nil || !ok {
+		delete(b.owners, key) // given up since the load, or unknown
+		return "", false      // claimed before the push, which fails over a ledger error
+	}
 	owner = b.path([]byte(owner))
 	b.remember(key, owner)
-	b.mu.Unlock()
 	return owner, true
 }
 
@@ -92,8 +103,10 @@ func (b *bills) loadAll(ctx context.Context) {
 		}
 		b.mu.Lock()
 		defer b.mu.Unlock()
+		b.loaded = make(map[uint64]struct{}, len(claims))
 		for _, c := range claims {
 			b.owners[c.Key] = b.path([]byte(c.Owner))
+			b.loaded[c.Key] = struct{}{}
 		}
 		b.all = true
 	})
@@ -114,9 +127,11 @@ func (b *bills) remember(key uint64, owner string) {
 	if len(b.owners) >= billMemory {
 		clear(b.owners) // read again from the ledger when needed
 		clear(b.paths)
+		clear(b.loaded)
 		b.all = false
 	}
 	b.owners[key] = owner
+	delete(b.loaded, key) // learned now
 }
 
 // claim writes the flush's claims before its push. When another journal

@@ -195,6 +195,41 @@ func TestClaimMadeElsewhereAfterLoad(t *testing.T) {
 	assert.Equal(t, []string{billC + ".jsonl@0"}, elsewhere)
 }
 
+// TestClaimGivenUpAfterLoad: a process that read the node's claims while
+// another's claim was in them asks again before it counts a copy
+// elsewhere on that claim's word: the other process gave it up meanwhile
+// (its line refused for good), and the copy counts.
+func TestClaimGivenUpAfterLoad(t *testing.T) {
+	root := t.TempDir()
+	pathA, _ := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 40))
+	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
+	pathC, dataC := billSession(t, root, billC, billLine(billC, "msg_09", "req_09", 1, 3))
+	e := newEnv(t, nil) // the other process
+	c2 := newCapture(t)
+	l2, err := ledger.Open(ledger.Config{Path: e.ledger.Path()})
+	require.NoError(t, err)
+	t.Cleanup(func() { l2.Close() })
+	this, _ := pipeOn(t, c2.srv.URL, 2*time.Second, l2, nil, nil, metrics.New())
+	loaded := false
+	e.cap.mu.Lock()
+	e.cap.statusFor = func(int) int { // A's response claimed, its push under way
+		if !loaded {
+			loaded = true
+			_, err := this.Ship(context.Background(), tailRecords(pathC, dataC, testNow), "t") // reads the claims
+			assert.NoError(t, err)
+		}
+		return http.StatusUnprocessableEntity
+	}
+	e.cap.mu.Unlock()
+	shipAll(t, e.pipe, pathA) // refused for good: dead-lettered, its claim given up
+	require.Len(t, e.deadLetters(t), 1)
+
+	shipAll(t, this, pathB)
+	out, elsewhere := outByFile(t, c2.entries())
+	assert.Equal(t, map[string]int{billB + ".jsonl": 40, billC + ".jsonl": 3}, out)
+	assert.Empty(t, elsewhere)
+}
+
 // twin is another pipeline (another process, with its own ledger
 // handle) on e's ledger, shipping to the same Loki.
 func (e *env) twin(t *testing.T) *Pipeline {
