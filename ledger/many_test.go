@@ -204,6 +204,9 @@ func TestMigratesBillsFrom4(t *testing.T) {
 		`CREATE TABLE bills (key INTEGER PRIMARY KEY, owner TEXT NOT NULL, claimed_at INTEGER NOT NULL)`,
 		`CREATE INDEX bills_by_time ON bills(claimed_at)`,
 		fmt.Sprintf(`INSERT INTO bills VALUES (-5, '/j/a', %d), (9, '/j/b', %d), (7, '/j/a', %d)`, t0+300, t0+100, t0+200),
+		`INSERT INTO files (id, path, identity, updated_at) VALUES (1, '/j/a', '1:2:ab', 1)`,
+		`INSERT INTO ranges VALUES (1, 0, 10, 0, 3, 4)`,
+		`INSERT INTO marks VALUES ('/j/a', 'n', 'v', 1)`,
 		fmt.Sprintf("PRAGMA application_id = %d", applicationID),
 		"PRAGMA user_version = 4")
 	l, err := Open(Config{Path: path, BusyTimeout: time.Second})
@@ -219,6 +222,12 @@ func TestMigratesBillsFrom4(t *testing.T) {
 	n, err := l.ForgetBills(ctx, time.Unix(0, t0+250))
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), n, "the claims' times came along")
+	st := mustFile(t, l, "/j/a")
+	assert.Equal(t, []Range{{Start: 0, End: 10, FirstSeq: 0, LastSeq: 3, Lines: 4}}, st.Ranges, "files and ranges untouched")
+	assert.Equal(t, "1:2:ab", string(st.Identity))
+	marks, err := l.Marks(ctx, "/j/a")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"n": "v"}, marks)
 	var uv int
 	require.NoError(t, l.c.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&uv))
 	assert.Equal(t, schemaVersion, uv)
