@@ -1,7 +1,6 @@
 package journalfile
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -107,68 +106,4 @@ func (id Identity) String() string {
 		return "unknown"
 	}
 	return string(id)
-}
-
-// Holds checks that the file at path holds line at offset, a complete line
-// (followed by "\n" or "\r\n"), and returns the file's identity, read
-// from the same open file. A line cut short (only its first bytes held)
-// has size, its full length, larger than len(line); size 0 means
-// len(line). ErrChanged means the path no longer holds that line: the
-// file was replaced or rewritten since the line was read, and nothing may
-// be recorded for it under this path.
-//
-// The head is read on every call: a file copied over another (cp keeps
-// the inode and its birth time, and the copy may be longer) is told from
-// it only by its first line. The head is read first: its read starts the
-// kernel's readahead, which for a journal of a few hundred KB brings the
-// line into memory with it (Fluent Bit's tail drops a file's pages before
-// each read, so what is not in memory is read from disk).
-func Holds(path string, offset int64, line []byte, size int64) (Identity, error) {
-	return HoldsLines(path, Line{Offset: offset, Text: line, Size: size})
-}
-
-// Line is a line as read from a journal: its offset, its bytes (its first
-// bytes when cut short) and its full length (0: len(Text)).
-type Line struct {
-	Offset int64
-	Text   []byte
-	Size   int64
-}
-
-// HoldsLines is Holds for several lines of one file, checked on one open
-// of it.
-func HoldsLines(path string, lines ...Line) (Identity, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	id, err := IdentityOfFile(f)
-	if err != nil {
-		return "", err
-	}
-	for _, l := range lines {
-		if err := holdsLine(f, l.Offset, l.Text, max(l.Size, int64(len(l.Text)))); err != nil {
-			return "", err
-		}
-	}
-	return id, nil
-}
-
-// holdsLine checks that f holds line at offset, followed by "\n" or
-// "\r\n" after size bytes (ErrChanged when not).
-func holdsLine(f *os.File, offset int64, line []byte, size int64) error {
-	head := make([]byte, len(line))
-	if _, err := f.ReadAt(head, offset); err != nil || !bytes.Equal(head, line) {
-		return ErrChanged
-	}
-	end := make([]byte, 2)
-	n, err := f.ReadAt(end, offset+size)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	if rest := end[:n]; n == 0 || (rest[0] != '\n' && (n < 2 || rest[0] != '\r' || rest[1] != '\n')) {
-		return ErrChanged
-	}
-	return nil
 }
