@@ -46,8 +46,9 @@ type bills struct {
 	all bool
 	// loaded are the units whose owner was read by loadAll and not asked
 	// for since: another process may have given up its claim meanwhile
-	// (its lines refused for good), so such an owner is asked for before
-	// a copy is counted elsewhere on its word.
+	// (its lines refused for good) and a copy claimed the unit, so such an
+	// owner is asked for once before a line counts on its word, whether
+	// the line is its journal's or a copy's.
 	loaded map[uint64]struct{}
 }
 
@@ -72,7 +73,7 @@ func (b *bills) owner(ctx context.Context, key uint64, path []byte) (owner strin
 	all := b.all
 	b.mu.Unlock()
 	switch {
-	case b.store == nil, ok && (!loaded || owner == string(path)):
+	case b.store == nil, ok && !loaded:
 		return owner, ok
 	case !ok && all:
 		return "", false

@@ -230,6 +230,51 @@ func TestClaimGivenUpAfterLoad(t *testing.T) {
 	assert.Empty(t, elsewhere)
 }
 
+// TestOwnClaimGivenUpAfterLoad: a process read the node's claims while
+// the owner's claim was in them; the owner's first line was then refused
+// for good (its claim given up) and a copy claimed and counted the
+// response. The owner's next line, shipped by this process, asks again
+// and counts nothing: the response is counted once on the node.
+func TestOwnClaimGivenUpAfterLoad(t *testing.T) {
+	root := t.TempDir()
+	pathA, dataA := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 1), billLine(billA, "msg_01", "req_01", 2, 40))
+	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
+	pathC, dataC := billSession(t, root, billC, billLine(billC, "msg_09", "req_09", 1, 3))
+	e := newEnv(t, nil) // the other process
+	c2 := newCapture(t)
+	l2, err := ledger.Open(ledger.Config{Path: e.ledger.Path()})
+	require.NoError(t, err)
+	t.Cleanup(func() { l2.Close() })
+	this, _ := pipeOn(t, c2.srv.URL, 2*time.Second, l2, nil, nil, metrics.New())
+	loaded := false
+	e.cap.mu.Lock()
+	e.cap.statusFor = func(int) int {
+		if loaded {
+			return http.StatusNoContent
+		}
+		loaded = true
+		_, err := this.Ship(context.Background(), tailRecords(pathC, dataC, testNow), "t") // reads A's claim
+		assert.NoError(t, err)
+		return http.StatusUnprocessableEntity
+	}
+	e.cap.mu.Unlock()
+	recs := tailRecords(pathA, dataA, testNow)
+	_, err = e.pipe.Ship(context.Background(), recs[:1], "t") // refused for good: A's claim given up
+	require.NoError(t, err)
+	require.Len(t, e.deadLetters(t), 1)
+	shipAll(t, e.pipe, pathB) // B's copy claims and counts the response
+	second := recs[1:]
+	second[0].Index = 0
+	_, err = this.Ship(context.Background(), second, "t")
+	require.NoError(t, err)
+
+	other, _ := outByFile(t, e.cap.entries())
+	mine, elsewhere := outByFile(t, c2.entries())
+	assert.Equal(t, map[string]int{billB + ".jsonl": 40}, other)
+	assert.Equal(t, map[string]int{billC + ".jsonl": 3}, mine, "A's second line counts nothing")
+	assert.Equal(t, []string{billA + ".jsonl@" + strconv.Itoa(len(recs[0].Line)+1)}, elsewhere)
+}
+
 // twin is another pipeline (another process, with its own ledger
 // handle) on e's ledger, shipping to the same Loki.
 func (e *env) twin(t *testing.T) *Pipeline {
