@@ -41,7 +41,7 @@ type Line struct {
 // It runs once per file and flush inside Fluent Bit, so it uses the
 // system calls themselves (open, fstat, pread, close) rather than an
 // *os.File, whose poller registration, finalizer and buffers cost about
-// as much as the check's reads; nothing of it escapes to the heap.
+// as much as the check's reads; its buffers are on the stack.
 func HoldsLines(path string, lines ...Line) (Identity, error) {
 	fd, err := openRead(path)
 	if err != nil {
@@ -59,7 +59,11 @@ func HoldsLines(path string, lines ...Line) (Identity, error) {
 	}
 	id := identity(uint64(st.Dev), st.Ino, head[:n])
 	for _, l := range lines {
-		if err := holdsLine(fd, l.Offset, l.Text, max(l.Size, int64(len(l.Text)))); err != nil {
+		err := holdsLine(fd, l.Offset, l.Text, max(l.Size, int64(len(l.Text))))
+		if err != nil && !errors.Is(err, ErrChanged) {
+			err = &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if err != nil {
 			return "", err
 		}
 	}
