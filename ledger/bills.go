@@ -99,15 +99,10 @@ func (l *Ledger) ClaimBills(ctx context.Context, bills []Bill) (taken []Bill, er
 // billList is bills as sClaimBills takes them: a JSON array of [key,
 // owner in hex].
 func billList(bills []Bill) string {
-	b := []byte{'['}
-	for i, bill := range bills {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(append(b, '['), int64(bill.Key), 10)
-		b = append(appendHex(append(b, ','), bill.Owner), ']')
-	}
-	return string(append(b, ']'))
+	return jsonArray(len(bills), func(b []byte, i int) []byte {
+		b = strconv.AppendInt(append(b, '['), int64(bills[i].Key), 10)
+		return append(appendHex(append(b, ','), bills[i].Owner), ']')
+	})
 }
 
 // claimBills claims the unclaimed units of bills and returns their
@@ -119,14 +114,8 @@ func claimBills(w *wtx, bills []Bill, now int64) (map[uint64]string, error) {
 
 // billOwners adds the owners of the units of bills to owners.
 func billOwners(w *wtx, bills []Bill, owners map[uint64]string) error {
-	keys := []byte{'['}
-	for i, bill := range bills {
-		if i > 0 {
-			keys = append(keys, ',')
-		}
-		keys = strconv.AppendInt(keys, int64(bill.Key), 10)
-	}
-	return scanOwners(w, sBillOwners, string(append(keys, ']')), owners)
+	keys := jsonArray(len(bills), func(b []byte, i int) []byte { return strconv.AppendInt(b, int64(bills[i].Key), 10) })
+	return scanOwners(w, sBillOwners, keys, owners)
 }
 
 // scanOwners runs statement id, which gives key and owner rows, into

@@ -48,7 +48,7 @@ func recordFiles(w *wtx, plans []filePlan, now int64) error {
 	if err != nil {
 		return err
 	}
-	var fresh []byte // the ranges of files without stored ranges, for sInsertRanges
+	var fresh []freshRange // the ranges of files without stored ranges
 	for _, p := range plans {
 		row, ok := rows[p.path]
 		if !ok {
@@ -59,7 +59,7 @@ func recordFiles(w *wtx, plans []filePlan, now int64) error {
 		}
 		for _, r := range p.ranges {
 			if !row.hasRanges {
-				fresh = appendRange(fresh, row.id, r)
+				fresh = append(fresh, freshRange{row.id, r})
 				continue
 			}
 			if err := mergeStored(w, row.id, r); err != nil {
@@ -75,7 +75,7 @@ func recordFiles(w *wtx, plans []filePlan, now int64) error {
 	if len(fresh) == 0 {
 		return nil
 	}
-	return w.exec(sInsertRanges, string(append(fresh, ']')))
+	return w.exec(sInsertRanges, rangeList(fresh))
 }
 
 // upsertFiles touches the rows of the plans' files, creating the missing
@@ -102,16 +102,10 @@ func upsertFiles(w *wtx, plans []filePlan, now int64) (map[string]fileRow, error
 // fileList is the plans' files as sUpsertFiles takes them: a JSON array
 // of [path, identity], both in hex.
 func fileList(plans []filePlan) string {
-	b := []byte{'['}
-	for i, p := range plans {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendHex(append(b, '['), p.path)
-		b = appendHex(append(b, ','), string(p.identity))
-		b = append(b, ']')
-	}
-	return string(append(b, ']'))
+	return jsonArray(len(plans), func(b []byte, i int) []byte {
+		b = appendHex(append(b, '['), plans[i].path)
+		return append(appendHex(append(b, ','), string(plans[i].identity)), ']')
+	})
 }
 
 // settleIdentity brings the stored identity of the plan's file to the
@@ -134,22 +128,26 @@ func settleIdentity(w *wtx, p filePlan, row *fileRow) error {
 	return nil
 }
 
-// appendRange appends r of file id to a JSON array of sInsertRanges rows
-// (the array's closing bracket is the caller's).
-func appendRange(b []byte, id int64, r Range) []byte {
-	if len(b) == 0 {
+// freshRange is a range of file id to insert as it is.
+type freshRange struct {
+	id int64
+	r  Range
+}
+
+// rangeList is ranges as sInsertRanges takes them: a JSON array of
+// [file_id, start, end, first_seq, last_seq, lines].
+func rangeList(ranges []freshRange) string {
+	return jsonArray(len(ranges), func(b []byte, i int) []byte {
+		f := ranges[i]
 		b = append(b, '[')
-	} else {
-		b = append(b, ',')
-	}
-	b = append(b, '[')
-	for i, v := range [...]int64{id, r.Start, r.End, r.FirstSeq, r.LastSeq, int64(r.Lines)} {
-		if i > 0 {
-			b = append(b, ',')
+		for k, v := range [...]int64{f.id, f.r.Start, f.r.End, f.r.FirstSeq, f.r.LastSeq, int64(f.r.Lines)} {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, v, 10)
 		}
-		b = strconv.AppendInt(b, v, 10)
-	}
-	return append(b, ']')
+		return append(b, ']')
+	})
 }
 
 // mergeStored replaces the stored ranges of file id that touch r by their

@@ -53,18 +53,24 @@ const stateQuery = `SELECT f.path, f.identity, f.size, f.finished, f.updated_at,
 // pathOf is a path of a pathList, as each json_each row of it gives it.
 const pathOf = `CAST(unhex(value) AS TEXT)`
 
+// jsonArray is a JSON array of n elements, each appended by elem: how a
+// statement takes a list in one argument (json_each).
+func jsonArray(n int, elem func(b []byte, i int) []byte) string {
+	b := []byte{'['}
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = elem(b, i)
+	}
+	return string(append(b, ']'))
+}
+
 // pathList is paths as one statement argument: a JSON array of their
 // bytes in hex, which carries any path exactly (JSON text itself cannot
 // carry bytes that are not UTF-8).
 func pathList(paths []string) string {
-	b := []byte{'['}
-	for i, p := range paths {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendHex(b, p)
-	}
-	return string(append(b, ']'))
+	return jsonArray(len(paths), func(b []byte, i int) []byte { return appendHex(b, paths[i]) })
 }
 
 // appendHex appends s's bytes in hex, as a JSON string.
