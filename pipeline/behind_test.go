@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,7 +123,13 @@ func TestConcurrentFlushesSendNothingBehind(t *testing.T) {
 	require.NoError(t, err)
 
 	pathA, dataA := writeShifted(t, root, data, "07:00", "session_20261121T070000Z_agent-worker-7.jsonl") // backfill
-	pathB, dataB := writeShifted(t, root, data, "10:01", "session_20261121T100100Z_agent-worker-8.jsonl") // live
+	// B's file must not share A's lock stripe (one in 256 names of the
+	// temp dir do): B would wait for A, which waits for B.
+	worker := 8
+	for ledger.LockOrder(filepath.Join(root, goldenJob, fmt.Sprintf("session_20261121T100100Z_agent-worker-%d.jsonl", worker))) == ledger.LockOrder(pathA) {
+		worker++
+	}
+	pathB, dataB := writeShifted(t, root, data, "10:01", fmt.Sprintf("session_20261121T100100Z_agent-worker-%d.jsonl", worker)) // live
 
 	released := make(chan struct{})
 	var once sync.Once
