@@ -30,11 +30,30 @@ func billLine(sid, msg, req string, n, out int) string {
 // billSession writes session sid's transcript under root with lines.
 func billSession(t *testing.T, root, sid string, lines ...string) (string, []byte) {
 	t.Helper()
-	path := filepath.Join(root, "projects", "-home-dev-app", sid+".jsonl")
+	path := transcriptPath(root, sid)
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	data := []byte(strings.Join(lines, "\n") + "\n")
 	require.NoError(t, os.WriteFile(path, data, 0o644))
 	return path, data
+}
+
+// transcriptPath is session sid's transcript under root.
+func transcriptPath(root, sid string) string {
+	return filepath.Join(root, "projects", "-home-dev-app", sid+".jsonl")
+}
+
+// apartRoot returns a directory under which the transcripts of sessions
+// a and b lock different stripes of the ledger: a flush of a that ships
+// b through another pipeline of the process while it holds a's lock (in
+// its push) would otherwise wait for itself, in one temp dir of 256.
+func apartRoot(t *testing.T, a, b string) string {
+	base := t.TempDir()
+	for i := 0; ; i++ {
+		root := filepath.Join(base, strconv.Itoa(i))
+		if ledger.LockOrder(transcriptPath(root, a)) != ledger.LockOrder(transcriptPath(root, b)) {
+			return root
+		}
+	}
 }
 
 const (
@@ -200,7 +219,7 @@ func TestClaimMadeElsewhereAfterLoad(t *testing.T) {
 // elsewhere on that claim's word: the other process gave it up meanwhile
 // (its line refused for good), and the copy counts.
 func TestClaimGivenUpAfterLoad(t *testing.T) {
-	root := t.TempDir()
+	root := apartRoot(t, billA, billC) // A's push ships C
 	pathA, _ := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 40))
 	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
 	pathC, dataC := billSession(t, root, billC, billLine(billC, "msg_09", "req_09", 1, 3))
@@ -236,7 +255,7 @@ func TestClaimGivenUpAfterLoad(t *testing.T) {
 // response. The owner's next line, shipped by this process, asks again
 // and counts nothing: the response is counted once on the node.
 func TestOwnClaimGivenUpAfterLoad(t *testing.T) {
-	root := t.TempDir()
+	root := apartRoot(t, billA, billC) // A's push ships C
 	pathA, dataA := billSession(t, root, billA, billLine(billA, "msg_01", "req_01", 1, 1), billLine(billA, "msg_01", "req_01", 2, 40))
 	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
 	pathC, dataC := billSession(t, root, billC, billLine(billC, "msg_09", "req_09", 1, 3))
