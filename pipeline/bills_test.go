@@ -224,22 +224,7 @@ func TestClaimGivenUpAfterLoad(t *testing.T) {
 	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
 	pathC, dataC := billSession(t, root, billC, billLine(billC, "msg_09", "req_09", 1, 3))
 	e := newEnv(t, nil) // the other process
-	c2 := newCapture(t)
-	l2, err := ledger.Open(ledger.Config{Path: e.ledger.Path()})
-	require.NoError(t, err)
-	t.Cleanup(func() { l2.Close() })
-	this, _ := pipeOn(t, c2.srv.URL, 2*time.Second, l2, nil, nil, metrics.New())
-	loaded := false
-	e.cap.mu.Lock()
-	e.cap.statusFor = func(int) int { // A's response claimed, its push under way
-		if !loaded {
-			loaded = true
-			_, err := this.Ship(context.Background(), tailRecords(pathC, dataC, testNow), "t") // reads the claims
-			assert.NoError(t, err)
-		}
-		return http.StatusUnprocessableEntity
-	}
-	e.cap.mu.Unlock()
+	this, c2 := loadDuringPush(t, e, pathC, dataC)
 	shipAll(t, e.pipe, pathA) // refused for good: dead-lettered, its claim given up
 	require.Len(t, e.deadLetters(t), 1)
 
@@ -260,25 +245,9 @@ func TestOwnClaimGivenUpAfterLoad(t *testing.T) {
 	pathB, _ := billSession(t, root, billB, billLine(billB, "msg_01", "req_01", 1, 40))
 	pathC, dataC := billSession(t, root, billC, billLine(billC, "msg_09", "req_09", 1, 3))
 	e := newEnv(t, nil) // the other process
-	c2 := newCapture(t)
-	l2, err := ledger.Open(ledger.Config{Path: e.ledger.Path()})
-	require.NoError(t, err)
-	t.Cleanup(func() { l2.Close() })
-	this, _ := pipeOn(t, c2.srv.URL, 2*time.Second, l2, nil, nil, metrics.New())
-	loaded := false
-	e.cap.mu.Lock()
-	e.cap.statusFor = func(int) int {
-		if loaded {
-			return http.StatusNoContent
-		}
-		loaded = true
-		_, err := this.Ship(context.Background(), tailRecords(pathC, dataC, testNow), "t") // reads A's claim
-		assert.NoError(t, err)
-		return http.StatusUnprocessableEntity
-	}
-	e.cap.mu.Unlock()
+	this, c2 := loadDuringPush(t, e, pathC, dataC)
 	recs := tailRecords(pathA, dataA, testNow)
-	_, err = e.pipe.Ship(context.Background(), recs[:1], "t") // refused for good: A's claim given up
+	_, err := e.pipe.Ship(context.Background(), recs[:1], "t") // refused for good: A's claim given up
 	require.NoError(t, err)
 	require.Len(t, e.deadLetters(t), 1)
 	shipAll(t, e.pipe, pathB) // B's copy claims and counts the response
@@ -292,6 +261,32 @@ func TestOwnClaimGivenUpAfterLoad(t *testing.T) {
 	assert.Equal(t, map[string]int{billB + ".jsonl": 40}, other)
 	assert.Equal(t, map[string]int{billC + ".jsonl": 3}, mine, "A's second line counts nothing")
 	assert.Equal(t, []string{billA + ".jsonl@" + strconv.Itoa(len(recs[0].Line)+1)}, elsewhere)
+}
+
+// loadDuringPush returns another process on e's ledger, shipping to a
+// Loki of its own: while e's first push is under way, it ships the
+// transcript at pathC, and so reads the node's claims; that push of e is
+// then refused for good (422), and e's later ones are stored.
+func loadDuringPush(t *testing.T, e *env, pathC string, dataC []byte) (*Pipeline, *capture) {
+	t.Helper()
+	c2 := newCapture(t)
+	l2, err := ledger.Open(ledger.Config{Path: e.ledger.Path()})
+	require.NoError(t, err)
+	t.Cleanup(func() { l2.Close() })
+	this, _ := pipeOn(t, c2.srv.URL, 2*time.Second, l2, nil, nil, metrics.New())
+	loaded := false
+	e.cap.mu.Lock()
+	defer e.cap.mu.Unlock()
+	e.cap.statusFor = func(int) int {
+		if loaded {
+			return http.StatusNoContent
+		}
+		loaded = true
+		_, err := this.Ship(context.Background(), tailRecords(pathC, dataC, testNow), "t")
+		assert.NoError(t, err)
+		return http.StatusUnprocessableEntity
+	}
+	return this, c2
 }
 
 // twin is another pipeline (another process, with its own ledger
