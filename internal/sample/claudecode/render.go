@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/journalship/journalship/internal/sample"
@@ -35,7 +34,7 @@ func render(s *session, t *transcript, main *mainFacts) (sample.File, *mainFacts
 			i = len(t.recs)
 			continue
 		case r.torn && i+1 < len(t.recs):
-			line = tornLine(s.x, line, enc[i+1])
+			line = sample.TornLine(s.x.Rand, line, enc[i+1], 120)
 			f.Lines = append(f.Lines, ft.corrupt(off, lineText(line)))
 			i++
 		case r.corrupt:
@@ -67,15 +66,4 @@ func encodeAll(recs []*rec) ([][]byte, error) {
 		out[i] = append(b, '\n')
 	}
 	return out, nil
-}
-
-// tornLine is an interleaved write: a prefix of first, then all of
-// second. The prefix opens an object it never closes: never JSON.
-func tornLine(x *rng, first, second []byte) []byte {
-	cut := x.Between(10, min(120, len(first)-2))
-	line := append(append([]byte(nil), first[:cut]...), second...)
-	if json.Valid(bytes.TrimSuffix(line, []byte{'\n'})) { // cannot happen
-		line = append([]byte(`{"type":"progr`), second...)
-	}
-	return line
 }

@@ -2,7 +2,6 @@ package codelia
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -32,7 +31,7 @@ func render(x *rng, r *run) (sample.File, error) {
 			i = len(r.recs)
 			continue
 		case rc.fate == tornWithNext && i+1 < len(r.recs):
-			line = tornLine(x, line, enc[i+1])
+			line = sample.TornLine(x.Rand, line, enc[i+1], 60)
 			f.Lines = append(f.Lines, t.corrupt(off, line))
 			i++
 		default:
@@ -59,17 +58,6 @@ func encodeAll(recs []*rec) ([][]byte, error) {
 		out[i] = append(b, '\n')
 	}
 	return out, nil
-}
-
-// tornLine is an interleaved write: a prefix of first, then all of
-// second. A prefix of an object followed by an object is never JSON.
-func tornLine(x *rng, first, second []byte) []byte {
-	cut := x.Between(10, min(60, len(first)-2))
-	line := append(append([]byte(nil), first[:cut]...), second...)
-	if json.Valid(bytes.TrimSuffix(line, []byte{'\n'})) { // cannot happen
-		line = append([]byte(`{"type":"llm.req`), second...)
-	}
-	return line
 }
 
 // toLine is the truth of a line that has no annotation of its own yet.

@@ -2,7 +2,6 @@ package cortex
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -44,7 +43,7 @@ func render(x *rng, m sessionMeta, recs []*rec) (sample.File, error) {
 			i = len(recs)
 			continue
 		case r.torn && i+1 < len(recs):
-			line = tornLine(x, line, enc[i+1])
+			line = sample.TornLine(x.Rand, line, enc[i+1], 60)
 			f.Lines = append(f.Lines, corruptLine(int64(data.Len()), line))
 			i++
 		default:
@@ -76,25 +75,13 @@ func assignSeq(recs []*rec) {
 func encodeAll(recs []*rec) ([][]byte, error) {
 	out := make([][]byte, len(recs))
 	for i, r := range recs {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r.body); err != nil {
+		b, err := sample.Marshal(r.body)
+		if err != nil {
 			return nil, fmt.Errorf("sample: encode %s seq %d: %w", r.hdr.Type, r.hdr.Seq, err)
 		}
-		out[i] = b.Bytes()
+		out[i] = append(b, '\n')
 	}
 	return out, nil
-}
-
-// tornLine is an interleaved write: a prefix of first, then all of second.
-func tornLine(x *rng, first, second []byte) []byte {
-	cut := x.Between(10, min(60, len(first)-2))
-	line := append(append([]byte(nil), first[:cut]...), second...)
-	if json.Valid(bytes.TrimSuffix(line, []byte{'\n'})) { // cannot happen: first[:cut] opens an object
-		line = append([]byte(`{"type":"LLM_R`), second...)
-	}
-	return line
 }
 
 func corruptLine(off int64, line []byte) sample.Line {

@@ -2,10 +2,11 @@ package cortex
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/journalship/journalship/internal/sample"
 )
 
 // theme is what a job works on: it keeps a job's tool inputs and outputs
@@ -224,14 +225,12 @@ func objJSON(kvs ...kv) string {
 	return b.String()
 }
 
-// rawJSON marshals v without HTML escaping and without a trailing newline.
-// v is always a string, number, bool or slice of those, which cannot fail.
+// rawJSON is sample.Marshal of v, which is always a string, number, bool
+// or slice of those and so cannot fail.
 func rawJSON(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := sample.Marshal(v)
+	if err != nil {
 		return []byte(`null`)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
+	return b
 }

@@ -78,7 +78,7 @@ func (s *session) renderMessages(model string) (sample.File, *fileTruth, error) 
 			i = len(s.recs)
 			continue
 		case r.torn && i+1 < len(s.recs):
-			line = tornLine(s.x, line, enc[i+1])
+			line = sample.TornLine(s.x.Rand, line, enc[i+1], 120)
 			f.Lines = append(f.Lines, ft.corrupt(off, lineText(line)))
 			i++
 		case r.corrupt:
@@ -107,18 +107,6 @@ func (s *session) renderTranscript() (sample.File, error) {
 	}
 	f.Data = data.Bytes()
 	return f, nil
-}
-
-// tornLine is an append cut short with the next line written right after
-// it: a prefix of first, then all of second. The prefix opens an object
-// it never closes: never JSON.
-func tornLine(x *rng, first, second []byte) []byte {
-	cut := x.Between(10, min(120, len(first)-2))
-	line := append(append([]byte(nil), first[:cut]...), second...)
-	if json.Valid(bytes.TrimSuffix(line, []byte{'\n'})) { // cannot happen
-		line = append([]byte(`{"uuid":"`), second...)
-	}
-	return line
 }
 
 // lineText is a line's bytes without the newline.

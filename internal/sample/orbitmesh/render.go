@@ -2,7 +2,6 @@ package orbitmesh
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/journalship/journalship/internal/sample"
@@ -41,7 +40,7 @@ func (s *session) render() (rendered, error) {
 			i = len(s.recs)
 			continue
 		case r.torn && i+1 < len(s.recs):
-			line = tornLine(s.x, line, enc[i+1])
+			line = sample.TornLine(s.x.Rand, line, enc[i+1], 60)
 			out.file.Lines = append(out.file.Lines, corruptLine(off, string(line[:len(line)-1])))
 			i++
 		default:
@@ -60,22 +59,13 @@ func (s *session) render() (rendered, error) {
 func encodeAll(recs []*rec) ([][]byte, error) {
 	out := make([][]byte, len(recs))
 	for i, r := range recs {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r.b); err != nil {
+		b, err := sample.Marshal(r.b)
+		if err != nil {
 			return nil, fmt.Errorf("orbitmesh sample: encode %s seq %d: %w", r.kind(), r.seq, err)
 		}
-		out[i] = b.Bytes()
+		out[i] = append(b, '\n')
 	}
 	return out, nil
-}
-
-// tornLine is an interleaved write: a prefix of first, then all of second.
-// The prefix opens an object it never closes, so the line is never JSON.
-func tornLine(x *rng, first, second []byte) []byte {
-	cut := x.Between(10, min(60, len(first)-2))
-	return append(append([]byte(nil), first[:cut]...), second...)
 }
 
 // endReason is how the session's latest run ended ("completed", "failed",
