@@ -45,8 +45,8 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, w *work) (con
 		return ctx, nil, nil, err
 	}
 	shipped := map[string][]ledger.Range{}
-	for path, st := range states {
-		if rs := w.shippedOf(path, st, recs); len(rs) > 0 {
+	for path, e := range edgesOf(recs, states) {
+		if rs := w.shippedOf(path, states[path], &recs[e[0]], &recs[e[1]]); len(rs) > 0 {
 			shipped[path] = rs
 		}
 	}
@@ -67,30 +67,42 @@ func (p *Pipeline) claim(ctx context.Context, recs []chunk.Record, w *work) (con
 	return ctx, kept, release, nil
 }
 
+// edgesOf returns, for each file of states that has ranges, the indexes
+// in recs of its records with the lowest and the highest offset: one pass
+// over the chunk, whatever the number of files.
+func edgesOf(recs []chunk.Record, states map[string]ledger.FileState) map[string]*[2]int {
+	var edges map[string]*[2]int // nil while no file has ranges
+	for i := range recs {
+		r := &recs[i]
+		if !r.HasOffset || len(states[string(r.Path)].Ranges) == 0 {
+			continue
+		}
+		e := edges[string(r.Path)] // a lookup by the bytes: no copy of the path
+		switch {
+		case e == nil:
+			if edges == nil {
+				edges = map[string]*[2]int{}
+			}
+			edges[string(r.Path)] = &[2]int{i, i} // once per file
+		case r.Offset < recs[e[0]].Offset:
+			e[0] = i
+		case r.Offset > recs[e[1]].Offset:
+			e[1] = i
+		}
+	}
+	return edges
+}
+
 // shippedOf returns the ranges the ledger holds for the file at path, or
 // none when they are not known to be of the file these records were read
 // from (then every line is shipped: a duplicate, never a loss). Both must
 // hold: the ledger's ranges are of the file the path names now (identity),
-// and that file holds the records' first and last lines at their offsets
-// (a chunk of a file since replaced, retried after an outage, must not be
-// dropped against the new file's ranges). The identity read is kept in
-// w.verified.
-func (w *work) shippedOf(path string, st ledger.FileState, recs []chunk.Record) []ledger.Range {
-	if len(st.Ranges) == 0 {
-		return nil
-	}
-	first, last := -1, -1
-	for i := range recs {
-		if recs[i].HasOffset && string(recs[i].Path) == path {
-			if first < 0 || recs[i].Offset < recs[first].Offset {
-				first = i
-			}
-			if last < 0 || recs[i].Offset > recs[last].Offset {
-				last = i
-			}
-		}
-	}
-	id, err := journalfile.HoldsLines(path, lineOf(&recs[first]), lineOf(&recs[last]))
+// and that file holds the records' first and last lines (first, last) at
+// their offsets (a chunk of a file since replaced, retried after an
+// outage, must not be dropped against the new file's ranges). The
+// identity read is kept in w.verified.
+func (w *work) shippedOf(path string, st ledger.FileState, first, last *chunk.Record) []ledger.Range {
+	id, err := journalfile.HoldsLines(path, lineOf(first), lineOf(last))
 	if err != nil {
 		return nil
 	}
