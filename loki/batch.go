@@ -49,6 +49,7 @@ type stream struct {
 	id      string // key, then NUL and tenant when there is one: its index key
 	labels  []Label
 	entries []push.Entry
+	sizes   []int // each entry's protobuf length (entrySize)
 	refs    []int
 }
 
@@ -60,7 +61,7 @@ func (b *Batch) Reset() {
 	for i := range b.streams {
 		s := &b.streams[i]
 		clear(s.entries) // drop references to the previous lines
-		s.entries, s.refs = s.entries[:0], s.refs[:0]
+		s.entries, s.sizes, s.refs = s.entries[:0], s.sizes[:0], s.refs[:0]
 	}
 	b.streams = b.streams[:0]
 	clear(b.index)
@@ -110,6 +111,7 @@ func (b *Batch) Add(labels []Label, e Entry) error {
 		pe.StructuredMetadata = b.meta[start:len(b.meta):len(b.meta)]
 	}
 	s.entries = append(s.entries, pe)
+	s.sizes = append(s.sizes, entrySize(&pe))
 	s.refs = append(s.refs, e.Ref)
 	b.n++
 	return nil

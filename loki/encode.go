@@ -1,12 +1,10 @@
 package loki
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"slices"
 
-	"github.com/grafana/loki/pkg/push"
 	"github.com/klauspost/compress/s2"
 )
 
@@ -55,7 +53,7 @@ func (b *Batch) plan(limit int, multi bool) []request {
 		head := field(len(s.key))
 		lo, segSize := 0, head
 		for ei := range s.entries {
-			ec := field(s.entries[ei].Size())
+			ec := field(s.sizes[ei])
 			if cur.size+field(segSize+ec) > limit && (cur.entries > 0 || ei > lo) {
 				if ei > lo {
 					e.segs = append(e.segs, segment{si, lo, ei, segSize})
@@ -84,37 +82,17 @@ func (b *Batch) plan(limit int, multi bool) []request {
 
 // encode marshals request r of the last plan and compresses it. The returned
 // slices are owned by the batch and valid until the next encode or Reset.
-//
-// The outer PushRequest is written here, with the stream sizes the plan
-// already computed; gogo's PushRequest.Marshal would compute every entry's
-// size twice more. Each stream is written by push.Stream itself, into its
-// exact slot, so the bytes are the ones PushRequest.Marshal writes (a test
-// checks it).
+// It writes the sizes the plan computed (see wire.go).
 func (b *Batch) encode(r request) (raw, compressed []byte, err error) {
 	e := &b.enc
 	if cap(e.raw) < r.size {
-		e.raw = make([]byte, r.size)
+		e.raw = make([]byte, 0, r.size)
 	}
-	e.raw = e.raw[:r.size]
-	n := 0
+	e.raw = e.raw[:0]
 	for _, sg := range e.segs[r.first:r.end] {
-		s := &b.streams[sg.s]
-		e.raw[n] = 0xa // PushRequest.streams, length-delimited
-		n++
-		n += binary.PutUvarint(e.raw[n:], uint64(sg.size))
-		if n+sg.size > len(e.raw) {
-			return nil, nil, fmt.Errorf("loki: marshal push request: planned %d bytes, need more", r.size)
-		}
-		st := push.Stream{Labels: s.key, Entries: s.entries[sg.lo:sg.hi]}
-		w, err := st.MarshalToSizedBuffer(e.raw[n : n+sg.size])
-		if err != nil {
-			return nil, nil, fmt.Errorf("loki: marshal push request: %w", err)
-		}
-		if w != sg.size {
-			return nil, nil, fmt.Errorf("loki: marshal push request: planned a %d-byte stream, wrote %d", sg.size, w)
-		}
-		n += w
+		e.raw = appendStream(e.raw, &b.streams[sg.s], sg.lo, sg.hi, sg.size)
 	}
+	n := len(e.raw)
 	if n != r.size {
 		return nil, nil, fmt.Errorf("loki: marshal push request: planned %d bytes, wrote %d", r.size, n)
 	}

@@ -21,7 +21,23 @@ func TestEncodeWritesWhatGogoWrites(t *testing.T) {
 		if i%7 == 0 {
 			md = nil
 		}
-		require.NoError(t, b.Add(labels, Entry{Timestamp: t0.Add(time.Duration(i) * time.Second), Line: strings.Repeat("x", 50+i), Metadata: md, Ref: i}))
+		if i%17 == 0 {
+			md = append(md, Label{"empty", ""}, Label{"long", strings.Repeat("v", 200)})
+		}
+		ts := t0.Add(time.Duration(i) * time.Second)
+		switch i % 11 {
+		case 3:
+			ts = ts.Truncate(time.Second) // no nanos field
+		case 5:
+			ts = time.Date(1960, 1, 2, 3, 4, 5, 6, time.UTC) // negative seconds: ten-byte varint
+		case 7:
+			ts = time.Unix(0, 42) // no seconds field
+		}
+		line := strings.Repeat("x", 50+i)
+		if i%23 == 0 {
+			line = strings.Repeat("y", 300) // a two-byte length
+		}
+		require.NoError(t, b.Add(labels, Entry{Timestamp: ts, Line: line, Metadata: md, Ref: i}))
 	}
 	for _, multi := range []bool{true, false} {
 		for _, limit := range []int{MinMaxRequestBytes, 8 << 10, DefaultMaxRequestBytes} {
