@@ -11,7 +11,8 @@
 // loki output, journalship's plugin, and grafana-loki's Go plugin when
 // its .so is given. A run ends when the stand-in has received every line
 // of the corpus (null: when Fluent Bit's metrics say tail has read them
-// all); Fluent Bit's CPU (utime + stime of /proc/<pid>/stat) and VmHWM
+// all); every run starts with the corpus on the disk and out of the page
+// cache; Fluent Bit's CPU (utime + stime of /proc/<pid>/stat) and VmHWM
 // are read at that moment, then it is stopped with SIGTERM. The outputs
 // take turns in a different order each round; the tables give each
 // output's medians and every run.
@@ -149,6 +150,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		for i := range outs {
 			out := outs[(i+r)%len(outs)]
 			fmt.Fprintf(stderr, "round %d: %s ...", r+1, out)
+			if err := dropCorpus(filepath.Join(dir, "data")); err != nil {
+				return err
+			}
 			res, err := su.run(out, r+1)
 			if err != nil {
 				fmt.Fprintln(stderr)
