@@ -33,7 +33,9 @@ const (
 // unreadable or not a regular file, it is unknown; at most
 // Config.MaxMainScan bytes are read, whole lines only (a half-written last
 // line is left out); lines that are not JSON objects are skipped; each set
-// stays within Config.MaxTrackedIDs.
+// stays within Config.MaxTrackedIDs. What a read learned is kept
+// (sidecache.go): another subagent of the session started while the main
+// transcript is unchanged learns the same without reading it.
 func (s *State) Load(journalPath string) {
 	main, ok := MainTranscript(journalPath)
 	if !ok || s.maxScan <= 0 {
@@ -44,9 +46,29 @@ func (s *State) Load(journalPath string) {
 		return
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return
 	}
+	key, cacheable := s.factsKey(main, fi)
+	if cacheable {
+		if facts, ok := mainFacts.get(key); ok {
+			for _, fact := range facts {
+				s.learn(fact)
+			}
+			return
+		}
+	}
+	facts, whole := s.scanMain(f)
+	if cacheable && whole {
+		mainFacts.put(key, facts)
+	}
+}
+
+// scanMain learns the facts of the main transcript f (see Load), and
+// returns them in order; whole is false when a read failed before the
+// end or the bound.
+func (s *State) scanMain(f *os.File) (facts []sideFact, whole bool) {
 	r := sideReaders.Get().(*bufio.Reader)
 	defer func() { r.Reset(nil); sideReaders.Put(r) }()
 	r.Reset(io.LimitReader(f, s.maxScan))
@@ -65,7 +87,8 @@ func (s *State) Load(journalPath string) {
 			continue
 		}
 		if err != nil {
-			return // the end, or a last line without its newline: not whole
+			// The end, or a last line without its newline: not whole.
+			return facts, errors.Is(err, io.EOF)
 		}
 		skip = skip || len(long)+len(chunk)-1 > maxSideLine
 		line := chunk
@@ -74,7 +97,7 @@ func (s *State) Load(journalPath string) {
 			line = long
 		}
 		if !skip {
-			s.learnMain(&c, line[:len(line)-1])
+			facts = s.learnMain(&c, line[:len(line)-1], facts)
 		}
 		long, skip = long[:0], false
 	}
@@ -91,32 +114,39 @@ var sideReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64
 // of its whole size.
 const maxSideLine = 16 << 20
 
-// learnMain remembers a main transcript line's uuid and, for an assistant
-// line, its response.
-func (s *State) learnMain(c *integrity.Capture, line []byte) {
+// learnMain learns a main transcript line's uuid and, for an assistant
+// line, its response, and appends them to facts.
+func (s *State) learnMain(c *integrity.Capture, line []byte, facts []sideFact) []sideFact {
 	if c.Scan(line, sidePaths) != "" {
-		return
+		return facts
 	}
 	if u, ok := format.NonEmptyStr(c, sUUID); ok {
-		s.addUUID(hash(u), uuidMain)
+		facts = append(facts, s.learn(sideFact{h: hash(u)}))
 	}
-	t, _ := c.Str(sType)
-	if string(t) != "assistant" {
-		return
+	if t, _ := c.Str(sType); string(t) != "assistant" {
+		return facts
 	}
-	id, ok := format.NonEmptyStr(c, sMessageID)
-	if !ok {
-		return
+	if id, ok := format.NonEmptyStr(c, sMessageID); ok {
+		facts = append(facts, s.learn(sideFact{h: hash(id), response: true}))
 	}
-	h := hash(id)
-	if _, ok := s.mainResponses[h]; ok {
-		return
+	return facts
+}
+
+// learn remembers one fact of the main transcript, and returns it.
+func (s *State) learn(f sideFact) sideFact {
+	if !f.response {
+		s.addUUID(f.h, uuidMain)
+		return f
+	}
+	if _, ok := s.mainResponses[f.h]; ok {
+		return f
 	}
 	if len(s.mainResponses) >= s.max {
-		return // past the bound: a replay of it is counted again
+		return f // past the bound: a replay of it is counted again
 	}
 	if s.mainResponses == nil {
 		s.mainResponses = make(map[uint64]struct{})
 	}
-	s.mainResponses[h] = struct{}{}
+	s.mainResponses[f.h] = struct{}{}
+	return f
 }

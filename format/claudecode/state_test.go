@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/format/formattest"
@@ -495,4 +497,62 @@ func TestMemoryIsBounded(t *testing.T) {
 	}
 	assert.Equal(t, format.Usage{Input: 1, Output: 1, Has: true}, evs[len(evs)-1].Usage, "an untracked response ships its whole usage again")
 	assert.Equal(t, "3 more tool_use ids were never answered", st.Open()[3])
+}
+
+// TestLoadKeepsWhatAMainTranscriptHolds: the subagents of one session
+// learn the same facts of their main transcript, read once while it is
+// unchanged and again once it changed (grown, or rewritten in place).
+func TestLoadKeepsWhatAMainTranscriptHolds(t *testing.T) {
+	f, err := NewWith(Config{MaxTrackedIDs: 3, MaxMainScan: DefaultConfig().MaxMainScan})
+	require.NoError(t, err)
+	lines := []string{prompt(uid(1), "", "go"), response(2, "msg_a", "req_a", 3, 50, 0, 0), response(3, "msg_b", "req_b", 3, 50, 0, 0), prompt(uid(5), "", "more")}
+	path := writeLayout(t, strings.Join(lines, "\n")+"\n")
+	main, _ := MainTranscript(path)
+	sibling := filepath.Join(filepath.Dir(path), "agent-b8e4f32.jsonl")
+
+	first := loaded(t, f, path)
+	fi, err := os.Stat(main)
+	require.NoError(t, err)
+	key, ok := first.factsKey(main, fi)
+	require.True(t, ok)
+	_, kept := mainFacts.get(key)
+	require.True(t, kept, "the read is kept")
+	second := loaded(t, f, sibling)
+	assert.Equal(t, first.uuids, second.uuids)
+	assert.Equal(t, first.mainResponses, second.mainResponses)
+	assert.True(t, second.uuidsFull, "the bound is reached the same way")
+
+	grown := append(lines, response(4, "msg_c", "req_c", 3, 50, 0, 0))
+	require.NoError(t, os.WriteFile(main, []byte(strings.Join(grown, "\n")+"\n"), 0o644))
+	assert.Contains(t, loaded(t, f, sibling).mainResponses, hash([]byte("msg_c")), "a grown file is read again")
+
+	same := strings.Replace(strings.Join(grown, "\n")+"\n", "msg_c", "msg_d", 1)
+	require.NoError(t, os.WriteFile(main, []byte(same), 0o644))
+	later := fi.ModTime().Add(time.Hour)
+	require.NoError(t, os.Chtimes(main, later, later))
+	st := loaded(t, f, sibling)
+	assert.Contains(t, st.mainResponses, hash([]byte("msg_d")), "a file rewritten to the same size is read again")
+	assert.NotContains(t, st.mainResponses, hash([]byte("msg_c")))
+}
+
+// TestFactsCacheIsBounded: the newest reads are kept, one per main
+// transcript, and a read of too many facts is not.
+func TestFactsCacheIsBounded(t *testing.T) {
+	c := &factsCache{byKey: map[string]factsEntry{}}
+	for i := range mainFactsKept + 5 {
+		c.put(factsKey{path: strconv.Itoa(i)}, []sideFact{{h: uint64(i)}})
+		c.put(factsKey{path: strconv.Itoa(i), size: 1}, []sideFact{{h: uint64(i)}})
+	}
+	assert.Len(t, c.byKey, mainFactsKept)
+	assert.Len(t, c.order, mainFactsKept)
+	_, ok := c.get(factsKey{path: "4"})
+	assert.False(t, ok, "the oldest are gone")
+	_, ok = c.get(factsKey{path: strconv.Itoa(mainFactsKept + 4)})
+	assert.False(t, ok, "the read that replaced it is another")
+	facts, ok := c.get(factsKey{path: strconv.Itoa(mainFactsKept + 4), size: 1})
+	assert.True(t, ok)
+	assert.Equal(t, []sideFact{{h: uint64(mainFactsKept + 4)}}, facts)
+	c.put(factsKey{path: "huge"}, make([]sideFact, maxKeptFacts+1))
+	_, ok = c.get(factsKey{path: "huge"})
+	assert.False(t, ok)
 }
