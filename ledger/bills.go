@@ -106,10 +106,32 @@ func billList(bills []Bill) string {
 }
 
 // claimBills claims the unclaimed units of bills and returns their
-// owners, by key (a unit named twice is claimed by its first bill).
+// owners, by key (a unit named twice is claimed by its first bill). The
+// statement returns only the keys it claimed: each owner is the bill's
+// own, and reading it back cost a string per bill.
 func claimBills(w *wtx, bills []Bill, now int64) (map[uint64]string, error) {
-	owners := make(map[uint64]string, len(bills))
-	return owners, scanOwners(w, sClaimBills, billList(bills), owners, now)
+	claimed := make(map[uint64]string, len(bills))
+	rows, err := w.stmt(sClaimBills).QueryContext(w.ctx, billList(bills), now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key int64
+		if err := rows.Scan(&key); err != nil {
+			return nil, err
+		}
+		claimed[uint64(key)] = ""
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, b := range bills { // in the statement's order: the first bill of a unit claimed it
+		if owner, ok := claimed[b.Key]; ok && owner == "" {
+			claimed[b.Key] = b.Owner
+		}
+	}
+	return claimed, nil
 }
 
 // billOwners adds the owners of the units of bills to owners.
@@ -120,8 +142,8 @@ func billOwners(w *wtx, bills []Bill, owners map[uint64]string) error {
 
 // scanOwners runs statement id, which gives key and owner rows, into
 // owners.
-func scanOwners(w *wtx, id stmtID, list string, owners map[uint64]string, args ...any) error {
-	rows, err := w.stmt(id).QueryContext(w.ctx, append([]any{list}, args...)...)
+func scanOwners(w *wtx, id stmtID, list string, owners map[uint64]string) error {
+	rows, err := w.stmt(id).QueryContext(w.ctx, list)
 	if err != nil {
 		return err
 	}

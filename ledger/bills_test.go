@@ -37,6 +37,13 @@ func TestBillsKeepTheFirstClaim(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, "/b.jsonl", owner)
 
+	taken, err = l.ClaimBills(ctx, []Bill{{Key: 10, Owner: "/c.jsonl"}, {Key: 10, Owner: "/d.jsonl"}})
+	require.NoError(t, err)
+	assert.Equal(t, []Bill{{Key: 10, Owner: "/c.jsonl"}}, taken, "a unit named twice in one call is its first bill's")
+	owner, _, err = l.BillOwner(ctx, 10)
+	require.NoError(t, err)
+	assert.Equal(t, "/c.jsonl", owner)
+
 	_, err = l.ClaimBills(ctx, []Bill{{Key: 9}})
 	assert.ErrorIs(t, err, ErrInvalid)
 }

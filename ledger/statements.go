@@ -129,11 +129,11 @@ var stmtSQL = [nStmts]string{
 	// sBillOwners reads the owners of a JSON array of keys.
 	sBillOwners: `SELECT key, owner FROM bills WHERE key IN (SELECT value FROM json_each(?1))`,
 	// sClaimBills claims the unclaimed bills of a JSON array of [key,
-	// owner in hex], and returns those it claimed; a claimed one keeps its
-	// owner.
+	// owner in hex], and returns the keys it claimed; a claimed one keeps
+	// its owner.
 	sClaimBills: `INSERT INTO bills (key, owner, claimed_at)
 		SELECT value->>0, CAST(unhex(value->>1) AS TEXT), ?2 FROM json_each(?1) WHERE true
-		ON CONFLICT (key) DO NOTHING RETURNING key, owner`,
+		ON CONFLICT (key) DO NOTHING RETURNING key`,
 	sAllBills:    `SELECT key, owner FROM bills LIMIT ?1`,
 	sReleaseBill: `DELETE FROM bills WHERE key = ?1 AND owner = ?2`,
 	sForgetBills: `DELETE FROM bills WHERE claimed_at < ?1`,
