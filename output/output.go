@@ -167,10 +167,28 @@ func (i *Instance) open(cfg config) error {
 // and offset of the records at hand; once the same chunk (same tag, same
 // bytes) has panicked panicsBeforeDeadLetter times, it is written whole
 // to the dead-letter file (stage "panic") and answered OK.
-func (i *Instance) Flush(data []byte, tag string) (rc int) {
+//
+// The flush runs on a goroutine of its own while the caller waits. Inside
+// Fluent Bit the caller is Fluent Bit's thread, which the Go runtime keeps
+// locked to its goroutine: each time the flush waited there (for each
+// request's answer, for the ledger's commit) the runtime handed the
+// waiting to another thread and woke this one back, about 80 µs of CPU
+// per request (flbmeasure, a tag per file: 9.6 s instead of 10.8 s above
+// tail). Now the thread waits once per flush.
+func (i *Instance) Flush(data []byte, tag string) int {
 	if i.closed.Load() {
 		return Retry
 	}
+	done := make(chan int, 1)
+	go func() {
+		// data stays valid: the caller waits for the answer.
+		done <- Guard(EntryFlush, Retry, func() int { return i.guardedFlush(data, tag) })
+	}()
+	return <-done
+}
+
+// guardedFlush is flush with its panic guard (see Flush).
+func (i *Instance) guardedFlush(data []byte, tag string) (rc int) {
 	var spot flushSpot
 	defer func() {
 		if p := recover(); p != nil {
