@@ -1,13 +1,13 @@
 package loki
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"sync"
 	"time"
 )
 
@@ -29,12 +29,15 @@ func (c *Client) post(ctx context.Context, body []byte, tenant string) (status i
 func (c *Client) do(ctx context.Context, method, url string, body []byte, tenant string) (int, string, bool, error) {
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	var rd *guardedReader
 	var reqBody io.Reader
 	if body != nil {
-		rd = &guardedReader{b: body}
-		defer rd.detach()
-		reqBody = rd
+		// A copy the request owns: the transport may still be writing the
+		// body after the answer came (a server may answer before it read
+		// it all), when the batch's buffer serves the next request. And a
+		// *bytes.Reader is a body net/http knows is in memory: it writes
+		// the headers and the body together (newTransport's write
+		// buffer), not the headers in a packet of their own first.
+		reqBody = bytes.NewReader(bytes.Clone(body))
 	}
 	req, err := http.NewRequestWithContext(rctx, method, url, reqBody)
 	if err != nil {
@@ -121,33 +124,4 @@ func (c *Client) Ready(ctx context.Context) error {
 		return err
 	}
 	return &RetryableError{Cause: CauseUnexpected, Status: status, Body: truncateBody(answer)}
-}
-
-// guardedReader is a request body over a reused buffer. The transport may
-// still read a body after the answer arrived; detach makes sure it no longer
-// touches the buffer once the request is over.
-type guardedReader struct {
-	mu  sync.Mutex
-	b   []byte
-	off int
-}
-
-func (g *guardedReader) Read(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.b == nil {
-		return 0, errors.New("loki: request body read after the request ended")
-	}
-	if g.off >= len(g.b) {
-		return 0, io.EOF
-	}
-	n := copy(p, g.b[g.off:])
-	g.off += n
-	return n, nil
-}
-
-func (g *guardedReader) detach() {
-	g.mu.Lock()
-	g.b = nil
-	g.mu.Unlock()
 }
