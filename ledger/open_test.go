@@ -73,6 +73,10 @@ func TestOpenSetsPragmas(t *testing.T) {
 		{"journal_size_limit", fmt.Sprint(walSizeLimit)},
 		{"application_id", fmt.Sprint(applicationID)},
 		{"user_version", "5"},
+		// MEMORY: SQLite makes no temporary file (a statement journal),
+		// which a read-only root file system, the DaemonSet's, has no
+		// place for.
+		{"temp_store", "2"},
 	}
 	for _, tt := range tests {
 		var got string
