@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/journalship/journalship/internal/pagecache"
 )
 
 // dropPages evicts the journals under root from the page cache, as
@@ -15,21 +12,7 @@ import (
 // read then go to the disk, as they do inside Fluent Bit.
 func dropPages(b *testing.B, root string) {
 	b.Helper()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := f.Sync(); err != nil { // only clean pages can be dropped
-			return err
-		}
-		return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
-	})
-	if err != nil {
+	if err := pagecache.Drop(root); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -40,6 +40,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/journalship/journalship/internal/pagecache"
 	"github.com/journalship/journalship/internal/sample"
 	"github.com/journalship/journalship/internal/sample/claudecode"
 	"github.com/journalship/journalship/internal/sample/cortex"
@@ -150,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		for i := range outs {
 			out := outs[(i+r)%len(outs)]
 			fmt.Fprintf(stderr, "round %d: %s ...", r+1, out)
-			if err := dropCorpus(filepath.Join(dir, "data")); err != nil {
+			if err := pagecache.Drop(filepath.Join(dir, "data")); err != nil {
 				return err
 			}
 			res, err := su.run(out, r+1)
