@@ -67,7 +67,9 @@ func (s *State) Load(journalPath string) {
 
 // scanMain learns the facts of the main transcript f (see Load), and
 // returns them in order; whole is false when a read failed before the
-// end or the bound.
+// end or the bound, or there were more than maxKeptFacts (then none are
+// returned: the State's sets are bounded, and the read's memory with
+// them).
 func (s *State) scanMain(f *os.File) (facts []sideFact, whole bool) {
 	r := sideReaders.Get().(*bufio.Reader)
 	defer func() { r.Reset(nil); sideReaders.Put(r) }()
@@ -75,6 +77,7 @@ func (s *State) scanMain(f *os.File) (facts []sideFact, whole bool) {
 	var c integrity.Capture
 	var long []byte // a line longer than the reader's buffer
 	skip := false   // the current line outgrew maxSideLine: skipped
+	record := true  // the facts are within maxKeptFacts
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -88,7 +91,7 @@ func (s *State) scanMain(f *os.File) (facts []sideFact, whole bool) {
 		}
 		if err != nil {
 			// The end, or a last line without its newline: not whole.
-			return facts, errors.Is(err, io.EOF)
+			return facts, record && errors.Is(err, io.EOF)
 		}
 		skip = skip || len(long)+len(chunk)-1 > maxSideLine
 		line := chunk
@@ -97,7 +100,10 @@ func (s *State) scanMain(f *os.File) (facts []sideFact, whole bool) {
 			line = long
 		}
 		if !skip {
-			facts = s.learnMain(&c, line[:len(line)-1], facts)
+			facts = s.learnMain(&c, line[:len(line)-1], facts, record)
+			if record && len(facts) > maxKeptFacts {
+				facts, record = nil, false
+			}
 		}
 		long, skip = long[:0], false
 	}
@@ -115,19 +121,23 @@ var sideReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64
 const maxSideLine = 16 << 20
 
 // learnMain learns a main transcript line's uuid and, for an assistant
-// line, its response, and appends them to facts.
-func (s *State) learnMain(c *integrity.Capture, line []byte, facts []sideFact) []sideFact {
+// line, its response, and when record is set appends them to facts.
+func (s *State) learnMain(c *integrity.Capture, line []byte, facts []sideFact, record bool) []sideFact {
 	if c.Scan(line, sidePaths) != "" {
 		return facts
 	}
+	var learnt [2]sideFact
+	n := 0
 	if u, ok := format.NonEmptyStr(c, sUUID); ok {
-		facts = append(facts, s.learn(sideFact{h: hash(u)}))
+		learnt[n], n = s.learn(sideFact{h: hash(u)}), n+1
 	}
-	if t, _ := c.Str(sType); string(t) != "assistant" {
-		return facts
+	if t, _ := c.Str(sType); string(t) == "assistant" {
+		if id, ok := format.NonEmptyStr(c, sMessageID); ok {
+			learnt[n], n = s.learn(sideFact{h: hash(id), response: true}), n+1
+		}
 	}
-	if id, ok := format.NonEmptyStr(c, sMessageID); ok {
-		facts = append(facts, s.learn(sideFact{h: hash(id), response: true}))
+	if record {
+		facts = append(facts, learnt[:n]...)
 	}
 	return facts
 }

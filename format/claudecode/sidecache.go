@@ -21,7 +21,10 @@ type sideFact struct {
 }
 
 // factsKey names one read of a main transcript: the file (device, inode)
-// as it was (size, modification time), and the bounds of the read.
+// as it was (size, modification time), and the bounds of the read. A
+// transcript grows by appends, which change its size; one rewritten in
+// place to the same size within one tick of the file system's clock
+// would be taken for the one read.
 type factsKey struct {
 	path         string
 	dev, ino     uint64
@@ -41,11 +44,12 @@ func (s *State) factsKey(main string, fi os.FileInfo) (factsKey, bool) {
 }
 
 // Bounds of the kept reads: the newest mainFactsKept main transcripts,
-// each of at most maxKeptFacts facts (16 bytes each); a larger one is
-// read by every subagent.
+// each of at most maxKeptFacts facts (16 bytes each: at most 4 MiB in
+// all, for the life of the process); a larger one is read by every
+// subagent.
 const (
 	mainFactsKept = 16
-	maxKeptFacts  = 1 << 16
+	maxKeptFacts  = 1 << 14
 )
 
 // factsCache keeps the facts of the newest reads, one per main

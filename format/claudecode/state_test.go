@@ -556,3 +556,30 @@ func TestFactsCacheIsBounded(t *testing.T) {
 	_, ok = c.get(factsKey{path: "huge"})
 	assert.False(t, ok)
 }
+
+// TestLoadKeepsNoReadOverTheBound: a main transcript of more facts than
+// maxKeptFacts is learnt as before, and its read is not kept (nor held
+// whole while it is read).
+func TestLoadKeepsNoReadOverTheBound(t *testing.T) {
+	var lines []string
+	for i := range maxKeptFacts/2 + 1 { // a uuid and a response each
+		lines = append(lines, response(i+1, fmt.Sprintf("msg_%d", i), "r", 1, 1, 0, 0))
+	}
+	path := writeLayout(t, strings.Join(lines, "\n")+"\n")
+	main, _ := MainTranscript(path)
+	f := New()
+	st := loaded(t, f, path)
+	assert.Contains(t, st.mainResponses, hash([]byte(fmt.Sprintf("msg_%d", maxKeptFacts/2))))
+	fi, err := os.Stat(main)
+	require.NoError(t, err)
+	key, ok := st.factsKey(main, fi)
+	require.True(t, ok)
+	_, kept := mainFacts.get(key)
+	assert.False(t, kept)
+	opened, err := os.Open(main)
+	require.NoError(t, err)
+	defer opened.Close()
+	facts, whole := st.scanMain(opened)
+	assert.Nil(t, facts)
+	assert.False(t, whole)
+}
