@@ -105,17 +105,19 @@ func billList(bills []Bill) string {
 	})
 }
 
-// claimBills claims the unclaimed units of bills and returns their
-// owners, by key (a unit named twice is claimed by its first bill). The
-// statement returns only the keys it claimed: each owner is the bill's
-// own, and reading it back cost a string per bill.
+// claimBills claims the unclaimed units of bills (sorted by key) and
+// returns their owners, by key: a unit named twice is claimed by its
+// first bill, the only one sent. The statement returns only the keys it
+// claimed: each owner is the bill's own, and reading it back cost a
+// string per bill.
 func claimBills(w *wtx, bills []Bill, now int64) (map[uint64]string, error) {
-	claimed := make(map[uint64]string, len(bills))
-	rows, err := w.stmt(sClaimBills).QueryContext(w.ctx, billList(bills), now)
+	firsts := slices.CompactFunc(slices.Clone(bills), func(a, b Bill) bool { return a.Key == b.Key })
+	rows, err := w.stmt(sClaimBills).QueryContext(w.ctx, billList(firsts), now)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	claimed := make(map[uint64]string, len(firsts))
 	for rows.Next() {
 		var key int64
 		if err := rows.Scan(&key); err != nil {
@@ -126,8 +128,8 @@ func claimBills(w *wtx, bills []Bill, now int64) (map[uint64]string, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	for _, b := range bills { // in the statement's order: the first bill of a unit claimed it
-		if owner, ok := claimed[b.Key]; ok && owner == "" {
+	for _, b := range firsts {
+		if _, ok := claimed[b.Key]; ok {
 			claimed[b.Key] = b.Owner
 		}
 	}
