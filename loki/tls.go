@@ -24,8 +24,7 @@ func newTransport(cfg Config) (*http.Transport, error) {
 	tr.ResponseHeaderTimeout = cfg.Timeout
 	tr.IdleConnTimeout = 90 * time.Second
 	// A request's headers and a compressed body of up to this size leave
-	// in one write, so one packet train: with 4 KB (net/http's default) a
-	// push of 50 KB took three writes.
+	// in one write; with net/http's 4 KB, a push of more took two.
 	tr.WriteBufferSize = writeBufferBytes
 	return tr, nil
 }
