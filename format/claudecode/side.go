@@ -90,7 +90,8 @@ func (s *State) scanMain(f *os.File) (facts []sideFact, whole bool) {
 			continue
 		}
 		if err != nil {
-			// The end, or a last line without its newline: not whole.
+			// The end (a last line without its newline is left out:
+			// not a whole line yet) or a failed read, which is not kept.
 			return facts, record && errors.Is(err, io.EOF)
 		}
 		skip = skip || len(long)+len(chunk)-1 > maxSideLine
