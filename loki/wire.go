@@ -1,6 +1,7 @@
 package loki
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/grafana/loki/pkg/push"
@@ -59,46 +60,37 @@ func entrySize(e *push.Entry) int {
 	return n
 }
 
-// appendUvarint appends x as a protobuf varint.
-func appendUvarint(b []byte, x uint64) []byte {
-	for x >= 0x80 {
-		b = append(b, byte(x)|0x80)
-		x >>= 7
-	}
-	return append(b, byte(x))
-}
-
 // appendString appends a string field, nothing when s is empty.
 func appendString(b []byte, tag byte, s string) []byte {
 	if s == "" {
 		return b
 	}
-	return append(appendUvarint(append(b, tag), uint64(len(s))), s...)
+	return append(binary.AppendUvarint(append(b, tag), uint64(len(s))), s...)
 }
 
 // appendStream appends a PushRequest.streams field: labels and entries
 // [lo, hi) of s, size bytes long.
 func appendStream(b []byte, s *stream, lo, hi, size int) []byte {
-	b = appendUvarint(append(b, tagStreams), uint64(size))
+	b = binary.AppendUvarint(append(b, tagStreams), uint64(size))
 	b = appendString(b, tagLabels, s.key)
 	for i := lo; i < hi; i++ {
-		b = appendEntry(appendUvarint(append(b, tagEntries), uint64(s.sizes[i])), &s.entries[i])
+		b = appendEntry(binary.AppendUvarint(append(b, tagEntries), uint64(s.sizes[i])), &s.entries[i])
 	}
 	return b
 }
 
 // appendEntry appends e's Entry message.
 func appendEntry(b []byte, e *push.Entry) []byte {
-	b = appendUvarint(append(b, tagTimestamp), uint64(timestampSize(e.Timestamp)))
+	b = binary.AppendUvarint(append(b, tagTimestamp), uint64(timestampSize(e.Timestamp)))
 	if s := e.Timestamp.Unix(); s != 0 {
-		b = appendUvarint(append(b, tagSeconds), uint64(s))
+		b = binary.AppendUvarint(append(b, tagSeconds), uint64(s))
 	}
 	if ns := e.Timestamp.Nanosecond(); ns != 0 {
-		b = appendUvarint(append(b, tagNanos), uint64(ns))
+		b = binary.AppendUvarint(append(b, tagNanos), uint64(ns))
 	}
 	b = appendString(b, tagLine, e.Line)
 	for _, m := range e.StructuredMetadata {
-		b = appendUvarint(append(b, tagMetadata), uint64(pairSize(m)))
+		b = binary.AppendUvarint(append(b, tagMetadata), uint64(pairSize(m)))
 		b = appendString(appendString(b, tagName, m.Name), tagValue, m.Value)
 	}
 	return b
