@@ -2,8 +2,6 @@ package loki
 
 import (
 	"time"
-
-	"github.com/grafana/loki/pkg/push"
 )
 
 // Entry is one log entry. Line must be the journal line byte for byte. Ref is
@@ -38,17 +36,25 @@ type Batch struct {
 	// bySlice remembers the stream of each label slice added: callers that
 	// pass the same (unchanged) slice again skip sorting and keying.
 	bySlice map[*Label]sliceStream
-	meta    []push.LabelAdapter
+	meta    []Label
 	enc     encoder
+}
+
+// pushEntry is an entry as a push request carries it (Loki's push.Entry):
+// its metadata is a slice of the batch's.
+type pushEntry struct {
+	Timestamp          time.Time
+	Line               string
+	StructuredMetadata []Label
 }
 
 // stream is one label set and its entries, in the order they were added.
 type stream struct {
-	key     string // canonical labels string, sent as push.Stream.Labels
+	key     string // canonical labels string, sent as the stream's labels
 	tenant  string // the stream's tenant (TenantLabel); "" for Config.TenantID
 	id      string // key, then NUL and tenant when there is one: its index key
 	labels  []Label
-	entries []push.Entry
+	entries []pushEntry
 	sizes   []int // each entry's protobuf length (entrySize)
 	refs    []int
 }
@@ -102,11 +108,11 @@ func (b *Batch) Add(labels []Label, e Entry) error {
 		return err
 	}
 	s := &b.streams[i]
-	pe := push.Entry{Timestamp: e.Timestamp, Line: e.Line}
+	pe := pushEntry{Timestamp: e.Timestamp, Line: e.Line}
 	if len(e.Metadata) > 0 {
 		start := len(b.meta)
 		for _, m := range e.Metadata {
-			b.meta = append(b.meta, push.LabelAdapter{Name: m.Name, Value: m.Value})
+			b.meta = append(b.meta, Label{Name: m.Name, Value: m.Value})
 		}
 		pe.StructuredMetadata = b.meta[start:len(b.meta):len(b.meta)]
 	}

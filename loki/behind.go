@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/grafana/loki/pkg/push"
 )
 
 // Loki's ingester refuses an entry as too far behind when its time is
@@ -41,7 +39,7 @@ func (v *reqView) inferBehind(seg int, listed []ingesterLine, total int) bool {
 		return false
 	}
 	es := v.entries(seg)
-	first := slices.IndexFunc(es, func(e push.Entry) bool { return e.Timestamp.Equal(listed[0].ts) })
+	first := slices.IndexFunc(es, func(e pushEntry) bool { return e.Timestamp.Equal(listed[0].ts) })
 	if first < 0 {
 		return false
 	}
@@ -70,7 +68,7 @@ func (v *reqView) inferBehind(seg int, listed []ingesterLine, total int) bool {
 // refusedFrom replays the too-far-behind rule on es from position first,
 // the stream's newest time being newest there, and returns the positions
 // of the entries it refuses.
-func refusedFrom(es []push.Entry, first int, newest time.Time, window time.Duration) []int {
+func refusedFrom(es []pushEntry, first int, newest time.Time, window time.Duration) []int {
 	var out []int
 	for k := first; k < len(es); k++ {
 		ts := es[k].Timestamp

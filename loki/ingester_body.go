@@ -3,8 +3,6 @@ package loki
 import (
 	"strings"
 	"time"
-
-	"github.com/grafana/loki/pkg/push"
 )
 
 // The ingester's answer for entries it refused in one stream
@@ -77,7 +75,7 @@ func (v *reqView) mapIngester(body string) (bool, error) {
 	}
 	for _, il := range listed {
 		ts := il.ts.UnixNano()
-		if v.rejectWhere(seg, il.reason, func(e *push.Entry) bool { return e.Timestamp.UnixNano() == ts }) == 0 {
+		if v.rejectWhere(seg, il.reason, func(e *pushEntry) bool { return e.Timestamp.UnixNano() == ts }) == 0 {
 			v.rejectWhere(seg, body, nil) // e.g. timestamps altered by increment_duplicate_timestamp
 			return true, nil
 		}

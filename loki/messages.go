@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/grafana/loki/pkg/push"
 )
 
 // scanner matches one of Loki's error texts piece by piece. Once a step
@@ -78,7 +76,7 @@ func (c *scanner) until(p string) string {
 func (c *scanner) end() bool { return c.ok && c.s == "" }
 
 // entryMatch selects the entries of one stream that a message is about.
-type entryMatch func(e *push.Entry) bool
+type entryMatch func(e *pushEntry) bool
 
 // parsedMessage is one distributor message mapped to a stream and entries.
 type parsedMessage struct {
@@ -103,7 +101,7 @@ var distributorMessages = []messageParser{
 // drops the fraction, so every entry of that second matches).
 func sameSecond(t time.Time) entryMatch {
 	sec := t.Unix()
-	return func(e *push.Entry) bool { return e.Timestamp.Unix() == sec }
+	return func(e *pushEntry) bool { return e.Timestamp.Unix() == sec }
 }
 
 // GreaterThanMaxSampleAgeErrorMsg:
@@ -152,7 +150,7 @@ func parseLineTooLong(msg string) (parsedMessage, bool) {
 	c.lit("' while adding an entry with length '")
 	n := c.int()
 	c.lit("' bytes")
-	return parsedMessage{ls, func(e *push.Entry) bool { return len(e.Line) == n }}, c.end()
+	return parsedMessage{ls, func(e *pushEntry) bool { return len(e.Line) == n }}, c.end()
 }
 
 // DisallowedStructuredMetadataErrorMsg:
@@ -162,7 +160,7 @@ func parseMetadataDisallowed(msg string) (parsedMessage, bool) {
 	c.lit("stream '")
 	ls := c.labels()
 	c.lit("' includes structured metadata, but this feature is disallowed.")
-	return parsedMessage{ls, func(e *push.Entry) bool { return len(e.StructuredMetadata) > 0 }}, c.ok
+	return parsedMessage{ls, func(e *pushEntry) bool { return len(e.StructuredMetadata) > 0 }}, c.ok
 }
 
 // StructuredMetadataTooLargeErrorMsg:
@@ -176,7 +174,7 @@ func parseMetadataTooLarge(msg string) (parsedMessage, bool) {
 	c.lit("' bytes, limit: '")
 	c.int()
 	c.lit("' bytes.")
-	return parsedMessage{ls, func(e *push.Entry) bool { return metadataSize(e.StructuredMetadata) == n }}, c.ok
+	return parsedMessage{ls, func(e *pushEntry) bool { return metadataSize(e.StructuredMetadata) == n }}, c.ok
 }
 
 // StructuredMetadataTooManyErrorMsg:
@@ -190,12 +188,12 @@ func parseMetadataTooMany(msg string) (parsedMessage, bool) {
 	c.lit("', limit: '")
 	c.int()
 	c.lit("'.")
-	return parsedMessage{ls, func(e *push.Entry) bool { return len(e.StructuredMetadata) == n }}, c.ok
+	return parsedMessage{ls, func(e *pushEntry) bool { return len(e.StructuredMetadata) == n }}, c.ok
 }
 
 // metadataSize is pkg/util.StructuredMetadataSize: names and values, except
 // detected_level.
-func metadataSize(md push.LabelsAdapter) int {
+func metadataSize(md []Label) int {
 	n := 0
 	for _, m := range md {
 		if m.Name != "detected_level" {

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/grafana/loki/pkg/push"
 )
 
 // Rejection is an entry Loki refused permanently.
@@ -69,14 +67,14 @@ func (v *reqView) findSegment(ls []Label) (int, bool) {
 }
 
 // entries returns the entries of segment i.
-func (v *reqView) entries(i int) []push.Entry {
+func (v *reqView) entries(i int) []pushEntry {
 	sg := v.segs[i]
 	return v.b.streams[sg.s].entries[sg.lo:sg.hi]
 }
 
 // rejectWhere rejects the entries of segment i for which match is true (all
 // when match is nil) and returns how many matched, rejected before or not.
-func (v *reqView) rejectWhere(i int, reason string, match func(e *push.Entry) bool) int {
+func (v *reqView) rejectWhere(i int, reason string, match func(e *pushEntry) bool) int {
 	n := 0
 	es := v.entries(i)
 	for k := range es {

@@ -3,8 +3,6 @@ package loki
 import (
 	"encoding/binary"
 	"time"
-
-	"github.com/grafana/loki/pkg/push"
 )
 
 // The push request is written here by hand, forward, in one pass: gogo's
@@ -49,10 +47,10 @@ func optional(s string) int {
 }
 
 // pairSize is the length of a LabelPair message.
-func pairSize(l push.LabelAdapter) int { return optional(l.Name) + optional(l.Value) }
+func pairSize(l Label) int { return optional(l.Name) + optional(l.Value) }
 
 // entrySize is the length of e's Entry message.
-func entrySize(e *push.Entry) int {
+func entrySize(e *pushEntry) int {
 	n := field(timestampSize(e.Timestamp)) + optional(e.Line)
 	for _, m := range e.StructuredMetadata {
 		n += field(pairSize(m))
@@ -80,7 +78,7 @@ func appendStream(b []byte, s *stream, lo, hi, size int) []byte {
 }
 
 // appendEntry appends e's Entry message.
-func appendEntry(b []byte, e *push.Entry) []byte {
+func appendEntry(b []byte, e *pushEntry) []byte {
 	b = binary.AppendUvarint(append(b, tagTimestamp), uint64(timestampSize(e.Timestamp)))
 	if s := e.Timestamp.Unix(); s != 0 {
 		b = binary.AppendUvarint(append(b, tagSeconds), uint64(s))

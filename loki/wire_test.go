@@ -45,7 +45,7 @@ func TestEncodeWritesWhatGogoWrites(t *testing.T) {
 				var want push.PushRequest
 				for _, sg := range b.enc.segs[r.first:r.end] {
 					s := &b.streams[sg.s]
-					want.Streams = append(want.Streams, push.Stream{Labels: s.key, Entries: s.entries[sg.lo:sg.hi]})
+					want.Streams = append(want.Streams, push.Stream{Labels: s.key, Entries: gogoEntries(s.entries[sg.lo:sg.hi])})
 				}
 				wantRaw, err := want.Marshal()
 				require.NoError(t, err)
@@ -55,4 +55,16 @@ func TestEncodeWritesWhatGogoWrites(t *testing.T) {
 			}
 		}
 	}
+}
+
+// gogoEntries converts entries to Loki's own type, for its Marshal.
+func gogoEntries(es []pushEntry) []push.Entry {
+	out := make([]push.Entry, len(es))
+	for i, e := range es {
+		out[i] = push.Entry{Timestamp: e.Timestamp, Line: e.Line}
+		for _, m := range e.StructuredMetadata {
+			out[i].StructuredMetadata = append(out[i].StructuredMetadata, push.LabelAdapter{Name: m.Name, Value: m.Value})
+		}
+	}
+	return out
 }
