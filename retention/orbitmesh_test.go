@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/journalship/journalship/format"
 	"github.com/journalship/journalship/internal/realdata"
 )
 
@@ -94,4 +95,85 @@ func TestOrbitMeshActiveTokenAndUnshippedSessionStay(t *testing.T) {
 		assert.True(t, exists(filepath.Join(sessions, rel)), "not shipped: %s stays", rel)
 	}
 	assert.Equal(t, KeepUnshipped, decision(t, r, filepath.Join(sessions, "s2.messages.jsonl")).Reason)
+}
+
+// besideFormat is a format whose Beside names what a test gives it.
+type besideFormat struct {
+	format.Format
+	files, dirs []string
+}
+
+func (f besideFormat) Beside(string, time.Time) ([]string, []string) { return f.files, f.dirs }
+
+// TestBesideStaysBelowTheJournal: whatever a format names beside a
+// deleted journal, retention deletes only regular files below the
+// journal's directory, reached through no symlink, that no format claims
+// as a journal, and removes only directories below it.
+func TestBesideStaysBelowTheJournal(t *testing.T) {
+	e := newEnv(t)
+	sessions := filepath.Join(e.root, "sessions")
+	write := func(rel string) string {
+		p := filepath.Join(sessions, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("{}\n"), 0o644))
+		return p
+	}
+	journal := filepath.Join(sessions, "gone.messages.jsonl")
+	own := write("attempts/gone/a1.json")
+	otherLog := write("attempts/gone/live.messages.jsonl")
+	sibling := write("other.json")
+	outside := write("../elsewhere/x.json")
+	linked := write("attempts/real/a2.json")
+	require.NoError(t, os.Symlink(filepath.Join(sessions, "attempts", "real"), filepath.Join(sessions, "attempts", "link")))
+	viaLink := filepath.Join(sessions, "attempts", "link", "a2.json")
+	require.NoError(t, os.MkdirAll(filepath.Join(sessions, "empty"), 0o755))
+
+	a := e.agent(nil)
+	rt, err := os.OpenRoot(e.root)
+	require.NoError(t, err)
+	defer rt.Close()
+	s := &sweep{Agent: a, r: &Report{Kept: map[string]int{}}, rt: rt, now: e.now}
+	s.removeBeside(besideFormat{files: []string{own, otherLog, sibling, outside, viaLink},
+		dirs: []string{sessions, filepath.Join(sessions, "empty"), e.root}}, journal)
+
+	assert.False(t, exists(own), "the journal's own file below its directory goes")
+	for _, p := range []string{otherLog, sibling, outside, linked} {
+		assert.True(t, exists(p), "%s stays", p)
+	}
+	assert.True(t, exists(sessions), "the journal's own directory stays")
+	assert.True(t, exists(e.root))
+	assert.False(t, exists(filepath.Join(sessions, "empty")), "an empty directory below it goes")
+	assert.Contains(t, e.log.String(), "judged on its own")
+}
+
+// TestOrbitMeshDotDotSessionDeletesNoOtherSession: a log named
+// "...messages.jsonl" (session id "..") over and shipped, next to a live
+// unshipped session: the live session's files all stay.
+func TestOrbitMeshDotDotSessionDeletesNoOtherSession(t *testing.T) {
+	e := newEnv(t)
+	old := e.now.Add(-25 * time.Hour)
+	sessions := filepath.Join(e.root, "sessions")
+	stamp := func(d time.Duration) string { return old.Add(d).UTC().Format(time.RFC3339Nano) }
+	write := func(rel, body string, at time.Time) string {
+		p := filepath.Join(sessions, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		require.NoError(t, os.Chtimes(p, at, at))
+		return p
+	}
+	msg := `{"seq":1,"timestamp":"` + stamp(time.Second) + `","projection":"append","kind":"user","contents":"hi"}` + "\n"
+	attempt := func(id string) string {
+		return `{"attempt_id":"a1","session_id":"` + id + `","started_at":"` + stamp(0) + `","ended_at":"` + stamp(2*time.Second) + `","terminal_reason":"completed"}`
+	}
+	dots := write("..."+"messages.jsonl", msg, old)
+	write("a1.json", attempt(".."), old) // attempts/.. is sessions/ itself
+	live := write("live.messages.jsonl", msg, e.now)
+	liveDoc := write("live.json", `{"id":"live","state":"running"}`, e.now)
+	e.fin.modes["live.messages.jsonl"] = finNothing
+	r := e.sweep(nil)
+	assert.Equal(t, KeepRunActive, decision(t, r, dots).Reason, "its attempts cannot be read: its run is not known over")
+	assert.True(t, exists(dots))
+	assert.True(t, exists(live), "the live session's log stays")
+	assert.True(t, exists(liveDoc), "and its document")
+	assert.True(t, exists(filepath.Join(sessions, "a1.json")), "a file directly in sessions/ is no attempt of the session")
 }

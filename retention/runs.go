@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -211,7 +212,10 @@ func orState(v verdict.Verdict) string {
 }
 
 // removeCompanions deletes the files that belong to a deleted journal
-// alone (a snapshot beside it), when they are regular files in the root.
+// alone (a snapshot beside it), when they are regular files in the root
+// reached through directories, not symlinks, and no format's journals:
+// whatever a format names, a journal is only ever deleted as one, judged
+// on its own.
 func (s *sweep) removeCompanions(p format.Path) {
 	for _, c := range p.Companions {
 		if !s.inside(c) {
@@ -219,7 +223,11 @@ func (s *sweep) removeCompanions(p format.Path) {
 		}
 		rel, _ := filepath.Rel(s.cfg.Root, c)
 		info, err := s.rt.Lstat(rel)
-		if err != nil || !info.Mode().IsRegular() {
+		if err != nil || !info.Mode().IsRegular() || !s.realParents(rel) {
+			continue
+		}
+		if det := s.formats.Detect(c, nil); det.How == "path" || det.How == "setting" {
+			s.log.Warnf("not deleting %s with a deleted journal: it is a %s journal, judged on its own", c, det.Format.Name())
 			continue
 		}
 		if err := s.rt.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -232,19 +240,35 @@ func (s *sweep) removeCompanions(p format.Path) {
 
 // removeBeside deletes the files a format reads beside a deleted journal
 // that belong to it alone (format.OwnsBeside), when they are regular files
-// in the root, then the directories it names once empty.
+// in the root below the journal's directory, then the directories it
+// names once empty.
 func (s *sweep) removeBeside(fm format.Format, path string) {
 	ob, ok := fm.(format.OwnsBeside)
 	if !ok {
 		return
 	}
 	files, dirs := ob.Beside(path, s.now)
+	files = slices.DeleteFunc(files, func(f string) bool { return !within(filepath.Dir(f), filepath.Dir(path)) })
 	s.removeCompanions(format.Path{Companions: files})
 	for _, d := range dirs {
-		if rel, err := filepath.Rel(s.cfg.Root, d); err == nil && s.inside(d) && s.realDir(rel) {
+		// Only directories below the journal's own: never the one it is
+		// in, nor one above.
+		if rel, err := filepath.Rel(s.cfg.Root, d); err == nil && within(d, filepath.Dir(path)) && s.realDir(rel) && s.realParents(rel) {
 			s.removeEmpty(rel)
 		}
 	}
+}
+
+// realParents tells whether every directory between the root and rel is
+// a directory itself, not a symlink to one (which os.Root follows while
+// it stays inside the root).
+func (s *sweep) realParents(rel string) bool {
+	for d := filepath.Dir(rel); d != "." && d != string(filepath.Separator); d = filepath.Dir(d) {
+		if !s.realDir(d) {
+			return false
+		}
+	}
+	return true
 }
 
 // removeEmpty removes a directory when it is empty: below a run tree's top

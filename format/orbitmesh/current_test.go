@@ -337,3 +337,29 @@ func TestBeside(t *testing.T) {
 	assert.Nil(t, files)
 	assert.Nil(t, dirs)
 }
+
+// A log named "..messages.jsonl" or "...messages.jsonl" has the session
+// id "." or "..": attempts/<id> would be the attempts directory or the
+// sessions directory itself, whose files are other sessions'. Nothing is
+// beside it, and a symlinked attempts directory is never listed.
+func TestBesideNeverLeavesTheSession(t *testing.T) {
+	dir := t.TempDir()
+	other := writeSide(t, dir, "s", `{}`, map[string]string{"a1.json": `{}`}, nil)
+	require.NoError(t, os.WriteFile(other, []byte("{}\n"), 0o644))
+	sess := filepath.Join(dir, "sessions")
+	for _, id := range []string{".", ".."} {
+		log := filepath.Join(sess, id+Suffix)
+		files, dirs := New().Beside(log, base)
+		assert.Empty(t, files, id)
+		assert.Empty(t, dirs, id)
+		assert.Nil(t, Companions(log), id)
+		assert.Equal(t, Side{}, ReadSide(log), id)
+		p, ok := New().Claim(log)
+		assert.True(t, ok, id)
+		assert.NotEmpty(t, p.Problem, id)
+	}
+	require.NoError(t, os.Symlink(filepath.Join(sess, AttemptsDir, "s"), filepath.Join(sess, AttemptsDir, "link")))
+	files, dirs := New().Beside(filepath.Join(sess, "link"+Suffix), base)
+	assert.Empty(t, files, "a symlinked attempts directory is not the session's own")
+	assert.Empty(t, dirs)
+}

@@ -29,6 +29,8 @@ func (*Format) Claim(path string) (format.Path, bool) {
 	switch {
 	case id == "":
 		p.Problem = "file name has no session id before .messages.jsonl"
+	case !plainID(id):
+		p.Problem = "file name's session id " + id + " names a directory, not a session"
 	case filepath.Base(filepath.Dir(path)) != "sessions":
 		p.Problem = "parent directory is not sessions"
 	}
@@ -41,12 +43,17 @@ func sessionID(path string) (string, bool) {
 	return strings.CutSuffix(filepath.Base(path), Suffix)
 }
 
+// plainID tells whether a session id can name the session's files: not
+// empty, and not "." or "..", which in attempts/<id> would name the
+// attempts directory or the sessions directory itself.
+func plainID(id string) bool { return id != "" && id != "." && id != ".." }
+
 // Companions returns the snapshot and token index of the session log at
 // path (<dir>/<id>.json, <dir>/<id>.tokens.json), which retention deletes
 // together with the log; nil when path is not a session log.
 func Companions(path string) []string {
 	id, ok := sessionID(path)
-	if !ok || id == "" {
+	if !ok || !plainID(id) {
 		return nil
 	}
 	dir := filepath.Dir(path)

@@ -13,12 +13,17 @@ import (
 // with it. The session document is one of the log's Companions.
 func (*Format) Beside(path string, now time.Time) (files, dirs []string) {
 	id, ok := sessionID(path)
-	if !ok || id == "" {
+	if !ok || !plainID(id) {
 		return nil, nil
 	}
 	dir := filepath.Dir(path)
 	adir := filepath.Join(dir, AttemptsDir, id)
-	if entries, err := os.ReadDir(adir); err == nil {
+	// Only a directory of its own: a symlink there could list another
+	// session's files, or the sessions directory itself.
+	if info, err := os.Lstat(adir); err != nil || !info.IsDir() {
+		adir = ""
+	}
+	if entries, err := os.ReadDir(adir); adir != "" && err == nil {
 		for _, e := range entries {
 			if e.Type().IsRegular() {
 				files = append(files, filepath.Join(adir, e.Name()))
@@ -29,6 +34,9 @@ func (*Format) Beside(path string, now time.Time) (files, dirs []string) {
 		if t.done(now) {
 			files = append(files, filepath.Join(dir, ResumeTokensDir, t.ID+".json"))
 		}
+	}
+	if adir == "" {
+		return files, nil
 	}
 	return files, []string{adir}
 }

@@ -72,7 +72,7 @@ type ResumeToken struct {
 // never fails: what cannot be read is unknown.
 func ReadSide(journalPath string) Side {
 	id, ok := sessionID(journalPath)
-	if !ok || id == "" {
+	if !ok || !plainID(id) {
 		return Side{}
 	}
 	dir := filepath.Dir(journalPath)
