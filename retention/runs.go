@@ -136,7 +136,7 @@ func (s *sweep) run(ctx context.Context, rel string) {
 		s.keep(d)
 		return
 	}
-	relDir, ms := s.members(det.Format, path)
+	relDir, ms, side := s.members(det.Format, path)
 	var fin final
 	if !s.cfg.DryRun {
 		fin = s.finalize(ctx, path)
@@ -146,7 +146,11 @@ func (s *sweep) run(ctx context.Context, rel string) {
 		return // gone or replaced since the listing: nothing to decide
 	}
 	d.Bytes = info.Size()
-	rule, reason, detail := s.runRule(path, det.Format, newestOf(info.ModTime(), ms))
+	mtime := info.ModTime()
+	if side.After(mtime) {
+		mtime = side
+	}
+	rule, reason, detail := s.runRule(path, det.Format, newestOf(mtime, ms))
 	d.Rule, d.Detail = rule, detail
 	if rule == "" {
 		d.Reason = reason

@@ -50,21 +50,28 @@ func (s *sweep) memberOf(p format.Path, path string) (member, mainLive bool) {
 
 // members lists the member journals of the main journal at path, and the
 // session directory's path relative to the root ("" for a format without
-// session directories).
-func (s *sweep) members(fm format.Format, path string) (relDir string, out []member) {
+// session directories). side is the latest modification time of the
+// directory's files that are no journals (a tool output stored, a
+// sidecar): a session writing them is not idle.
+func (s *sweep) members(fm format.Format, path string) (relDir string, out []member, side time.Time) {
 	sd, ok := fm.(format.SessionDir)
 	if !ok {
-		return "", nil
+		return "", nil, side
 	}
 	dir, ok := sd.SessionDir(path)
 	if !ok || !s.inside(dir) {
-		return "", nil
+		return "", nil, side
 	}
 	relDir, err := filepath.Rel(s.cfg.Root, dir)
 	if err != nil || !s.realDir(relDir) {
-		return "", nil
+		return "", nil, side
 	}
 	_ = fs.WalkDir(s.rt.FS(), relDir, func(rel string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !strings.HasSuffix(rel, ".jsonl") {
+			if info, err := d.Info(); err == nil && info.ModTime().After(side) {
+				side = info.ModTime()
+			}
+		}
 		if err != nil || d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(rel, ".jsonl") || s.abs(rel) == path {
 			return nil // (a main journal inside its own directory, Go pkg/session's, is no member of itself)
 		}
@@ -75,7 +82,22 @@ func (s *sweep) members(fm format.Format, path string) (relDir string, out []mem
 		}
 		return nil
 	})
-	return relDir, out
+	return relDir, out, side
+}
+
+// holdsJournal tells whether the directory rel holds a journal file
+// (*.jsonl) itself.
+func (s *sweep) holdsJournal(rel string) bool {
+	entries, err := readDir(s.rt, rel)
+	if err != nil {
+		return true // unknown: left alone
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+			return true
+		}
+	}
+	return false
 }
 
 // realDir tells whether rel is a directory itself, not a symlink to one:
@@ -203,14 +225,24 @@ func (s *sweep) removeSessionRest(relDir string) {
 	dirs := []string{}
 	_ = fs.WalkDir(s.rt.FS(), relDir, func(r string, e fs.DirEntry, err error) error {
 		if err == nil && e.IsDir() {
+			if s.holdsJournal(r) {
+				// Another session's directory (a Go pkg/session session
+				// nested in this one), or a journal written since: its
+				// files are its own.
+				return fs.SkipDir
+			}
 			dirs = append(dirs, r)
 		}
 		if err != nil || !e.Type().IsRegular() || strings.HasSuffix(r, ".jsonl") {
 			return nil
 		}
-		if err := s.rt.Remove(r); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			s.fail("delete", "cannot delete %s of a deleted session: %v", s.abs(r), err)
+		if err := s.rt.Remove(r); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				s.fail("delete", "cannot delete %s of a deleted session: %v", s.abs(r), err)
+			}
+			return nil
 		}
+		s.log.Infof("deleted %s with its session", s.abs(r))
 		return nil
 	})
 	for i := len(dirs) - 1; i >= 0; i-- { // deepest first

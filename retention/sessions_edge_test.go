@@ -111,11 +111,15 @@ func TestGoSessionInsideClaudeProject(t *testing.T) {
 	require.NoError(t, os.WriteFile(cp, []byte(`{"checkpoint_id":"cp-001","files":[]}`), 0o644))
 	lock := filepath.Join(e.root, gdir, "messages.jsonl.lock")
 	require.NoError(t, os.WriteFile(lock, nil, 0o644))
+	for _, p := range []string{cp, lock} {
+		require.NoError(t, os.Chtimes(p, old, old))
+	}
 
 	live := filepath.Join(ccProject, "sessions", "0d0d0d0d-2222-4222-8222-222222222222")
 	liveMsgs := e.fixture("gosession/testdata/sessions/finished/messages.jsonl", filepath.Join(live, "messages.jsonl"), old)
 	liveMeta := filepath.Join(e.root, live, "metadata.json")
 	require.NoError(t, os.WriteFile(liveMeta, []byte(`{"session_id":"0d0d0d0d-2222-4222-8222-222222222222","model":"m"}`), 0o644))
+	require.NoError(t, os.Chtimes(liveMeta, old, old))
 
 	require.NoError(t, e.ledger.SetMarks(context.Background(), msgs, map[string]string{"checkpoint:cp-001": "1"}))
 	require.NoError(t, e.ledger.SetMarks(context.Background(), liveMsgs, map[string]string{"cost": "0.1"}))
@@ -155,4 +159,50 @@ func TestUnclaimedFileKeepsTheRunTree(t *testing.T) {
 	d := decision(t, r, s.main)
 	t.Logf("main: %+v", d)
 	assert.False(t, exists(s.main), "the idle, quiet, shipped session is deleted as in TestClaudeCodeSessionIsDeletedAsOne")
+}
+
+// TestClaudeCodeFreshSideFileKeepsTheSession: a session whose transcripts
+// are a day old but which stored a tool output a minute ago is writing:
+// it stays, every file of it.
+func TestClaudeCodeFreshSideFileKeepsTheSession(t *testing.T) {
+	e := newEnv(t)
+	s := e.claudeSession(e.now.Add(-25 * time.Hour))
+	fresh := e.now.Add(-time.Minute)
+	require.NoError(t, os.Chtimes(s.toolOut, fresh, fresh))
+	r := e.sweep(nil)
+	assert.Equal(t, KeepRecentlyModified, decision(t, r, s.main).Reason)
+	for _, p := range []string{s.main, s.sub, s.sidecar, s.toolOut} {
+		assert.True(t, exists(p), "%s stays", p)
+	}
+}
+
+// TestGoSessionNestedSessionKeepsItsFiles: a Go pkg/session session
+// directory inside another's (a child store) is that session's: when the
+// outer session goes, the inner one's journals, metadata, lock file and
+// checkpoints stay; each file deleted with the outer one is logged.
+func TestGoSessionNestedSessionKeepsItsFiles(t *testing.T) {
+	e := newEnv(t)
+	old := e.now.Add(-3 * 24 * time.Hour)
+	gdir := filepath.Join("store", "0c0c0c0c-1111-4111-8111-111111111111")
+	msgs := e.fixture("gosession/testdata/sessions/finished/messages.jsonl", filepath.Join(gdir, "messages.jsonl"), old)
+	meta := e.fixture("gosession/testdata/sessions/finished/metadata.json", filepath.Join(gdir, "metadata.json"), old)
+	child := filepath.Join(gdir, "0d0d0d0d-2222-4222-8222-222222222222")
+	childMsgs := e.fixture("gosession/testdata/sessions/finished/messages.jsonl", filepath.Join(child, "messages.jsonl"), old)
+	var childFiles []string
+	for _, rel := range []string{"metadata.json", "messages.jsonl.lock", "checkpoints/cp-001/manifest.json"} {
+		p := filepath.Join(e.root, child, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(`{}`), 0o644))
+		require.NoError(t, os.Chtimes(p, old, old))
+		childFiles = append(childFiles, p)
+	}
+	r := e.sweep(nil)
+	require.False(t, exists(msgs), "the outer session, ended and in Loki, goes")
+	assert.Equal(t, KeepRunActive, decision(t, r, childMsgs).Reason, "the nested session has no exit_reason")
+	assert.False(t, exists(meta), "the outer session's metadata goes with it")
+	assert.Contains(t, e.log.String(), "deleted "+meta+" with its session")
+	assert.True(t, exists(childMsgs), "the nested session's journal stays")
+	for _, p := range childFiles {
+		assert.True(t, exists(p), "%s of the nested session stays", p)
+	}
 }

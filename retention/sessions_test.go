@@ -33,6 +33,7 @@ func (e *env) claudeSession(mtime time.Time) ccFiles {
 	for _, p := range []string{f.sidecar, f.toolOut} {
 		require.NoError(e.t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(e.t, os.WriteFile(p, []byte(`{"agentType":"general-purpose"}`), 0o644))
+		require.NoError(e.t, os.Chtimes(p, mtime, mtime))
 	}
 	return f
 }
