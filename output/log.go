@@ -5,7 +5,8 @@ import (
 	"io"
 	"os"
 	"sync"
-	"time"
+
+	"github.com/journalship/journalship/internal/flblog"
 )
 
 type level int
@@ -43,7 +44,7 @@ func (l *logger) logf(lv level, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "[%s] [%s] [%s] %s\n", time.Now().Format("2006/01/02 15:04:05.000000000"), levelTags[lv], l.name, msg)
+	flblog.Write(l.w, levelTags[lv], l.name, msg)
 }
 
 func (l *logger) Errorf(format string, args ...any) { l.logf(levelError, format, args...) }

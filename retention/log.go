@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
+
+	"github.com/journalship/journalship/internal/flblog"
 )
 
 // logger writes lines the way Fluent Bit (and the plugin) do:
@@ -18,7 +19,7 @@ func (l *logger) logf(tag, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "[%s] [%s] [retention] %s\n", time.Now().Format("2006/01/02 15:04:05.000000000"), tag, msg)
+	flblog.Write(l.w, tag, "retention", msg)
 }
 
 func (l *logger) Errorf(format string, args ...any) { l.logf("error", format, args...) }
