@@ -2,11 +2,13 @@ package finalize
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"github.com/journalship/journalship/audit"
 	"github.com/journalship/journalship/backfill"
@@ -134,7 +136,10 @@ func dirSize(dir string) int64 {
 	return n
 }
 
-// tailEntry is the text of the truncated_tail entry.
+// tailEntry is the text of the truncated_tail entry. It holds the partial
+// line whole (redacted): retention deletes the journal once this entry is
+// in Loki, and the line's bytes must outlive it. Text holds it when it is
+// UTF-8, TextBase64 otherwise (a write cut inside a character).
 type tailEntry struct {
 	Journalship string `json:"journalship"`
 	File        string `json:"file"`
@@ -142,17 +147,27 @@ type tailEntry struct {
 	Bytes       int    `json:"bytes"`
 	Preview     string `json:"preview"`
 	LastSeq     *int64 `json:"last_seq"`
+	Text        string `json:"text,omitempty"`
+	TextBase64  string `json:"text_base64,omitempty"`
 }
 
-// shipTail ships the entry that marks where the session was cut off. It is
-// stamped just after the file's modification time (when the writer
-// stopped), so it ends the session's trail, and a second run ships an
-// identical entry, which Loki stores once.
+// shipTail ships the entry that marks where the session was cut off, with
+// the partial line (one longer than the pipeline's Max_Line_Bytes goes to
+// the dead-letter file instead, as such a line does). It is stamped just
+// after the file's modification time (when the writer stopped), so it ends
+// the session's trail, and a second run ships an identical entry, which
+// Loki stores once.
 func (f *Finalizer) shipTail(ctx context.Context, path string, s snapshot) error {
 	// The tail is redacted before it is cut: a cut inside a secret would
 	// leave its start, too short for its rule to find in the preview.
-	preview := audit.PreviewN(f.ship.RedactLine(path, s.tail), f.cfg.PreviewChars)
+	red := f.ship.RedactLine(path, s.tail)
+	preview := audit.PreviewN(red, f.cfg.PreviewChars)
 	te := tailEntry{Journalship: "truncated_tail", File: path, Offset: s.tailFrom, Bytes: len(s.tail), Preview: preview}
+	if utf8.Valid(red) {
+		te.Text = string(red)
+	} else {
+		te.TextBase64 = base64.StdEncoding.EncodeToString(red)
+	}
 	if b, err := f.reader.Lookbehind(path, s.tailFrom, s.tail, -1, f.ship.Format(path).NewJudge()); err == nil && b.SeqKnown && !b.AtStart {
 		te.LastSeq = &b.PrevSeq
 	}

@@ -41,6 +41,7 @@ func ev(typ string, seq int, extra string) string {
 var start = ev("SESSION_START", 0, `"buffer_schema_version":1,"agent_id":"01956a3b-9000-7000-8000-000000000002","pod_name":"p1"`)
 
 type env struct {
+	dl     string // the dead-letter file
 	root   string
 	loki   *lokiproc.Loki
 	inst   *output.Instance
@@ -59,7 +60,7 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { inst.Close() })
 	root := filepath.Join(dir, "sessions", job)
 	require.NoError(t, os.MkdirAll(root, 0o755))
-	return &env{root: root, loki: l, inst: inst, ledger: inst.Ledger(), now: time.Now()}
+	return &env{dl: settings["dead_letter_path"], root: root, loki: l, inst: inst, ledger: inst.Ledger(), now: time.Now()}
 }
 
 func (e *env) write(t *testing.T, name string, content string, age time.Duration) string {
@@ -124,7 +125,8 @@ func TestCrashedSessionIsCutOffVisibly(t *testing.T) {
 	assert.Contains(t, summary.Line, `"severity":"truncated_tail"`)
 	assert.Equal(t, "file_summary,truncated_tail", summary.Metadata["annotations"])
 	assert.Equal(t, sess, summary.Metadata["session_id"])
-	assert.Equal(t, `{"journalship":"truncated_tail","file":"`+path+`","offset":`+itoa(len(start)+len(errLine)+2)+`,"bytes":`+itoa(len(tail))+`,"preview":"{\"type\":\"TOOL_RESULT\",\"inv\\x00","last_seq":1}`, marker.Line)
+	assert.Equal(t, `{"journalship":"truncated_tail","file":"`+path+`","offset":`+itoa(len(start)+len(errLine)+2)+`,"bytes":`+itoa(len(tail))+`,"preview":"{\"type\":\"TOOL_RESULT\",\"inv\\x00","last_seq":1,"text":"{\"type\":\"TOOL_RESULT\",\"inv\u0000"}`, marker.Line,
+		"the partial line whole, that it outlives the journal")
 	assert.Equal(t, sess, marker.Metadata["session_id"], "in the session's audit trail")
 	assert.Equal(t, job, marker.Metadata["job_id"])
 	assert.Equal(t, "truncated_tail", marker.Metadata["annotations"])

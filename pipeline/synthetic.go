@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"slices"
@@ -69,6 +70,11 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	now := p.cfg.Now()
 	for i := range entries {
 		e := &entries[i]
+		if len(e.Line) > p.cfg.MaxLineBytes {
+			// As a journal line that long: Loki would refuse it.
+			dl = append(dl, syntheticLetter(e, fmt.Sprintf("%s entry of %d bytes exceeds Max_Line_Bytes %d", e.Kind, len(e.Line), p.cfg.MaxLineBytes)))
+			continue
+		}
 		labels[i], kept[i], tenants[i] = p.syntheticEntry(e, i)
 		if why := tenants[i].unplaced; why != "" {
 			// A journal no rule places: its entries are its content as
