@@ -57,6 +57,7 @@ import "C"
 
 import (
 	"log"
+	"os"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -89,6 +90,7 @@ func FLBPluginRegister(def unsafe.Pointer) C.int {
 		generation.Lock()
 		generation.live = true
 		generation.Unlock()
+		output.UseOneProc(os.Getenv)
 		return flb.FLBPluginRegister(def, output.PluginName, output.PluginDescription)
 	}))
 }
