@@ -82,6 +82,11 @@ type entryMatch func(e *pushEntry) bool
 type parsedMessage struct {
 	labels []Label
 	match  entryMatch // nil: every entry of the stream (a stream-level error)
+	// limit: the message is about a limit of the tenant (structured
+	// metadata's size or count) that every entry this plugin sends is
+	// near: when it refuses every entry of the request, the limit is the
+	// configuration's, not a line's.
+	limit bool
 }
 
 // A messageParser recognises one of Loki's texts; ok is false when msg is
@@ -114,7 +119,7 @@ func parseTooOld(msg string) (parsedMessage, bool) {
 	t := c.rfc3339()
 	c.lit(", oldest acceptable timestamp is: ")
 	c.rfc3339()
-	return parsedMessage{ls, sameSecond(t)}, c.end()
+	return parsedMessage{labels: ls, match: sameSecond(t)}, c.end()
 }
 
 // TooFarInFutureErrorMsg: "entry for stream '%s' has timestamp too new: %v"
@@ -124,7 +129,7 @@ func parseTooNew(msg string) (parsedMessage, bool) {
 	ls := c.labels()
 	c.lit("' has timestamp too new: ")
 	t := c.rfc3339()
-	return parsedMessage{ls, sameSecond(t)}, c.end()
+	return parsedMessage{labels: ls, match: sameSecond(t)}, c.end()
 }
 
 // MaxLabelNamesPerSeriesErrorMsg: "entry for stream '%s' has %d label names; limit %d"
@@ -136,7 +141,7 @@ func parseLabelNames(msg string) (parsedMessage, bool) {
 	c.int()
 	c.lit(" label names; limit ")
 	c.int()
-	return parsedMessage{ls, nil}, c.end()
+	return parsedMessage{labels: ls}, c.end()
 }
 
 // LineTooLongErrorMsg:
@@ -150,17 +155,21 @@ func parseLineTooLong(msg string) (parsedMessage, bool) {
 	c.lit("' while adding an entry with length '")
 	n := c.int()
 	c.lit("' bytes")
-	return parsedMessage{ls, func(e *pushEntry) bool { return len(e.Line) == n }}, c.end()
+	return parsedMessage{labels: ls, match: func(e *pushEntry) bool { return len(e.Line) == n }}, c.end()
 }
 
 // DisallowedStructuredMetadataErrorMsg:
 // "stream '%s' includes structured metadata, but this feature is disallowed. Please see ..."
+// A tenant that refuses structured metadata (a schema before v13, or
+// allow_structured_metadata off) refuses every line this plugin sends: the
+// stream is refused, not its lines, and the request is retried until the
+// tenant is fixed.
 func parseMetadataDisallowed(msg string) (parsedMessage, bool) {
 	c := newScanner(msg)
 	c.lit("stream '")
 	ls := c.labels()
 	c.lit("' includes structured metadata, but this feature is disallowed.")
-	return parsedMessage{ls, func(e *pushEntry) bool { return len(e.StructuredMetadata) > 0 }}, c.ok
+	return parsedMessage{labels: ls}, c.ok
 }
 
 // StructuredMetadataTooLargeErrorMsg:
@@ -174,7 +183,7 @@ func parseMetadataTooLarge(msg string) (parsedMessage, bool) {
 	c.lit("' bytes, limit: '")
 	c.int()
 	c.lit("' bytes.")
-	return parsedMessage{ls, func(e *pushEntry) bool { return metadataSize(e.StructuredMetadata) == n }}, c.ok
+	return parsedMessage{labels: ls, match: func(e *pushEntry) bool { return metadataSize(e.StructuredMetadata) == n }, limit: true}, c.ok
 }
 
 // StructuredMetadataTooManyErrorMsg:
@@ -188,7 +197,7 @@ func parseMetadataTooMany(msg string) (parsedMessage, bool) {
 	c.lit("', limit: '")
 	c.int()
 	c.lit("'.")
-	return parsedMessage{ls, func(e *pushEntry) bool { return len(e.StructuredMetadata) == n }}, c.ok
+	return parsedMessage{labels: ls, match: func(e *pushEntry) bool { return len(e.StructuredMetadata) == n }, limit: true}, c.ok
 }
 
 // metadataSize is pkg/util.StructuredMetadataSize: names and values, except
@@ -210,7 +219,7 @@ func streamError(msg, infix string) (parsedMessage, bool) {
 	c.lit("stream '")
 	ls := c.labels()
 	c.lit("'" + infix + "'")
-	return parsedMessage{ls, nil}, c.ok && strings.HasSuffix(c.s, "'")
+	return parsedMessage{labels: ls}, c.ok && strings.HasSuffix(c.s, "'")
 }
 
 // LabelNameTooLongErrorMsg: "stream '%s' has label name too long: '%s'"
@@ -239,7 +248,7 @@ func parseMissingEnforced(msg string) (parsedMessage, bool) {
 	c.lit("' for stream '")
 	ls := c.labels()
 	c.lit("' (policy: '")
-	return parsedMessage{ls, nil}, c.ok && strings.HasSuffix(c.s, "')")
+	return parsedMessage{labels: ls}, c.ok && strings.HasSuffix(c.s, "')")
 }
 
 // mapMessage maps one distributor message that Loki counted count times.
@@ -260,6 +269,9 @@ func (v *reqView) mapMessage(msg string, count int) bool {
 			return false
 		}
 		n := v.rejectWhere(i, msg, pm.match)
+		if pm.limit {
+			v.limited += n
+		}
 		// An entry error counted more often than entries match: the texts
 		// do not describe this request as it was sent.
 		return n > 0 && n >= count

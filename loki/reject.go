@@ -27,6 +27,9 @@ type reqView struct {
 	// uncertain: the answer may hide refusals of entries it does not
 	// name (another shard of the stream, a count it cannot explain).
 	uncertain bool
+	// limited counts the entries refused by a tenant's metadata limit
+	// (parsedMessage.limit).
+	limited int
 }
 
 func newReqView(b *Batch, r request, body string, window time.Duration) *reqView {
@@ -155,10 +158,11 @@ func mapRejections(b *Batch, r request, status int, body string, complete bool, 
 	} else {
 		ok = v.mapDistributor(body)
 	}
-	if !ok && complete {
+	if complete && (!ok || v.limited == len(v.reason)) {
 		// Not about the lines (a refused stream, a tenant or label
-		// problem) or not understood: dead-lettering every line would
-		// lose them for a configuration mistake; retry, and alert.
+		// problem, a metadata limit that refuses every line) or not
+		// understood: dead-lettering every line would lose them for a
+		// configuration mistake; retry, and alert.
 		return mapping{}, &RetryableError{Cause: CauseRequestRefused, Status: status, Body: truncateBody(body)}
 	}
 	if !complete {

@@ -2,10 +2,12 @@ package loki
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,7 +55,9 @@ func TestMapRejections(t *testing.T) {
 		{file: "mixed.txt", refs: []int{5, 6, 8}, reason: map[int]string{
 			5: "max entry size '256' bytes exceeded", 6: "structured metadata too large: '15' bytes", 8: "too many structured metadata labels: '2'",
 		}},
-		{file: "disallowed.txt", refs: []int{4, 6, 8}, reason: map[int]string{4: "disallowed", 8: "disallowed"}},
+		// A tenant refusing structured metadata refuses every line sent:
+		// retried until it is fixed, never dead-lettered.
+		{file: "disallowed.txt", refused: true},
 		{file: "stream_level.txt", refused: true},
 		{file: "label_names.txt", refused: true},
 		{file: "ingester_too_far_behind.txt", refs: []int{0, 1}, reason: map[int]string{0: "entry too far behind", 1: "entry too far behind"}},
@@ -146,4 +150,35 @@ func TestParseIngesterLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMetadataLimitRefusingEveryLineIsTheTenants: a metadata size limit
+// that refuses every entry of a request is the tenant's configuration,
+// not a line's: the request is retried as a whole; one that refuses some
+// entries refuses those.
+func TestMetadataLimitRefusingEveryLineIsTheTenants(t *testing.T) {
+	ls := []Label{{"service_name", "agent-sessions"}}
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	md := []Label{{"session_id", "0123456789"}}
+	size := metadataSize(md)
+	answer := func(n int) string {
+		return fmt.Sprintf("%d errors like: stream '{service_name=\"agent-sessions\"}' has structured metadata too large: '%d' bytes, limit: '10' bytes. Please see `limits_config.max_structured_metadata_size` or contact your Loki administrator to increase it.", n, size)
+	}
+	b := NewBatch()
+	for i := range 3 {
+		require.NoError(t, b.Add(ls, Entry{Timestamp: at.Add(time.Duration(i)), Line: "x", Metadata: md, Ref: i}))
+	}
+	reqs := b.plan(DefaultMaxRequestBytes, true)
+	require.Len(t, reqs, 1)
+	_, err := mapRejections(b, reqs[0], 400, answer(3), true, DefaultMaxBehind)
+	var re *RetryableError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, CauseRequestRefused, re.Cause)
+
+	require.NoError(t, b.Add(ls, Entry{Timestamp: at.Add(time.Second), Line: "y", Metadata: []Label{{"a", "b"}}, Ref: 3}))
+	reqs = b.plan(DefaultMaxRequestBytes, true)
+	require.Len(t, reqs, 1)
+	m, err := mapRejections(b, reqs[0], 400, answer(3), true, DefaultMaxBehind)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2}, refsOf(m.rejected), "the entry within the limit was stored: the others are the lines'")
 }
