@@ -48,11 +48,11 @@ func AnthropicUsage(c *integrity.Capture, id int) (Usage, bool) {
 	var cw1h int64
 	if c.Get(id+UsageCacheSplit).Kind == integrity.JSONObject && (c.Has(id+UsageCache5m) || c.Has(id+UsageCache1h)) {
 		cw1h = TokenCount(c, id+UsageCache1h)
-		if split := AddTokens(TokenCount(c, id+UsageCache5m), cw1h); split != cw {
+		if split := AddCounts(TokenCount(c, id+UsageCache5m), cw1h); split != cw {
 			cw = split
 		}
 	}
-	return Usage{Input: AddTokens(in, AddTokens(cw, cr)), Output: TokenCount(c, id+UsageOutput),
+	return Usage{Input: AddCounts(in, AddCounts(cw, cr)), Output: TokenCount(c, id+UsageOutput),
 		CacheRead: cr, CacheWrite: cw, CacheWrite1h: cw1h, Has: true}, true
 }
 

@@ -52,10 +52,11 @@ type Usage struct {
 	Has          bool
 }
 
-// AddTokens adds token counts (never negative) without overflowing: a
-// sum past the int64 range saturates, so a hostile line's huge counts can
-// never wrap to a negative count that a metric would refuse.
-func AddTokens(a, b int64) int64 {
+// AddCounts adds counts (never negative: tokens, missing seqs) without
+// overflowing: a sum past the int64 range saturates, so a hostile line's
+// huge counts can never wrap to a negative count that a metric would
+// refuse.
+func AddCounts(a, b int64) int64 {
 	if a > math.MaxInt64-b {
 		return math.MaxInt64
 	}

@@ -133,10 +133,15 @@ func (j Judgement) Detail(dst []byte) []byte {
 	return dst
 }
 
-// Missing is the number of seqs a gap leaves out (0 for other verdicts).
+// Missing is the number of seqs a gap leaves out (0 for other verdicts),
+// at most math.MaxInt64: a hostile line's seq near the int64 range never
+// wraps the count negative.
 func (j Judgement) Missing() int64 {
-	if j.Verdict != SeqGap {
+	if j.Verdict != SeqGap || j.To < j.From {
 		return 0
 	}
-	return j.To - j.From + 1
+	if d := uint64(j.To) - uint64(j.From); d < math.MaxInt64 {
+		return int64(d) + 1
+	}
+	return math.MaxInt64
 }

@@ -79,13 +79,13 @@ func (p *Pipeline) account(w *work) {
 		for _, kind := range it.note[:it.notes] {
 			t.notes[kind]++
 		}
-		t.missing += it.missing
+		t.missing = format.AddCounts(t.missing, it.missing)
 		if it.usage.Has && it.model != "" {
 			k := tenantModel{it.tenant, it.model}
 			v := t.tokens[k]
 			u := it.usage
-			t.tokens[k] = [4]int64{format.AddTokens(v[0], u.Input), format.AddTokens(v[1], u.Output),
-				format.AddTokens(v[2], u.CacheRead), format.AddTokens(v[3], u.CacheWrite)}
+			t.tokens[k] = [4]int64{format.AddCounts(v[0], u.Input), format.AddCounts(v[1], u.Output),
+				format.AddCounts(v[2], u.CacheRead), format.AddCounts(v[3], u.CacheWrite)}
 		}
 		if it.costModel != "" {
 			t.costs[tenantModel{it.tenant, it.costModel}] += it.cost

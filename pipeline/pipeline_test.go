@@ -3,8 +3,11 @@ package pipeline
 import (
 	"context"
 	"flag"
+	"math"
 	"math/rand"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -212,4 +215,25 @@ func TestConfigValidate(t *testing.T) {
 	assert.ErrorContains(t, c.Validate(), "static label node is also a per-line label", "Loki refuses a duplicate label name")
 	c.Layout.Labels = []Key{KeyEventType}
 	assert.NoError(t, c.Validate(), "without node among the per-line labels")
+}
+
+// TestHugeSeqGapsSaturate: two journals whose last line jumps to the
+// largest seq leave more missing seqs than an int64 holds: the count
+// saturates, and the flush's metrics are all published (a wrapped,
+// negative sum made the counter panic and lost them).
+func TestHugeSeqGapsSaturate(t *testing.T) {
+	root, path, data := journalAt(t)
+	jump := func(p string) []byte {
+		last := `{"type":"STATE_TRANSITION","timestamp":"2026-11-21T10:05:00.000Z","job_id":"` + goldenJob + `","seq":9223372036854775807}` + "\n"
+		d := append(slices.Clone(data), last...)
+		require.NoError(t, os.WriteFile(p, d, 0o644))
+		return d
+	}
+	other := filepath.Join(root, goldenJob, "session_20261121T100001Z_agent-worker-2.jsonl")
+	recs := append(tailRecords(path, jump(path), testNow), tailRecords(other, jump(other), testNow)...)
+	e := newEnv(t, nil)
+	_, err := e.pipe.Ship(context.Background(), recs, "t")
+	require.NoError(t, err)
+	assert.Equal(t, float64(math.MaxInt64), testutil.ToFloat64(e.metrics.SeqMissing))
+	assert.Positive(t, testutil.ToFloat64(e.metrics.LinesShipped))
 }

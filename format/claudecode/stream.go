@@ -206,7 +206,7 @@ func (s *State) endRun() {
 // add adds b to a, saturating.
 func add(a, b *counters) {
 	for i := range a {
-		a[i] = format.AddTokens(a[i], b[i])
+		a[i] = format.AddCounts(a[i], b[i])
 	}
 }
 
@@ -268,7 +268,7 @@ func (j *judge) shortfall(s *State, name, obj []byte) (short counters, ok, beyon
 			}
 		}
 	}
-	in := format.AddTokens(stated[muInput], format.AddTokens(stated[muCacheRead], stated[muCacheWrite]))
+	in := format.AddCounts(stated[muInput], format.AddCounts(stated[muCacheRead], stated[muCacheWrite]))
 	want := counters{in, stated[muOutput], stated[muCacheRead], stated[muCacheWrite], 0}
 	var have, withdrawn counters
 	for i := range s.models {
@@ -289,7 +289,7 @@ func (j *judge) shortfall(s *State, name, obj []byte) (short counters, ok, beyon
 func (s *State) counted1h() int64 {
 	var n int64
 	for i := range s.models {
-		n = format.AddTokens(n, s.models[i].c[c1h])
+		n = format.AddCounts(n, s.models[i].c[c1h])
 	}
 	return n
 }

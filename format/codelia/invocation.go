@@ -113,7 +113,7 @@ func wholePrompt(u *format.Usage, style inputStyle, model []byte) {
 		style = styleExclusive
 	}
 	if u.Has && style == styleExclusive {
-		u.Input = format.AddTokens(u.Input, format.AddTokens(u.CacheRead, u.CacheWrite))
+		u.Input = format.AddCounts(u.Input, format.AddCounts(u.CacheRead, u.CacheWrite))
 	}
 }
 
