@@ -128,10 +128,13 @@ func (c *Client) pushLimit(ctx context.Context, b *Batch, limit, depth int) (Res
 		res.Bytes += len(body)
 		c.m.bytes.Add(float64(len(body)))
 		c.m.rawBytes.Add(float64(len(raw)))
-		if status == http.StatusRequestEntityTooLarge && r.entries > 1 {
+		if (status == http.StatusRequestEntityTooLarge || overRate(status, answer)) && r.entries > 1 {
 			// A proxy in front of Loki (or Loki's server limit) takes
-			// smaller requests than Max_Request_Bytes: the same entries
-			// again, in halves, down to one entry a request.
+			// smaller requests than Max_Request_Bytes, or the tenant's
+			// ingestion rate is below one request's bytes (its burst
+			// may be too, and then the request would wait forever): the
+			// same entries again, in halves, down to one entry a
+			// request.
 			c.m.requests.WithLabelValues(OutcomeSplit).Inc()
 			sub, err := c.pushLimit(ctx, b.subBatch(r), max(r.size/2, 1), depth)
 			res.add(sub)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -411,4 +412,51 @@ func sortedRefs(rs []Rejection) []int {
 	refs := refsOf(rs)
 	sort.Ints(refs)
 	return refs
+}
+
+// TestPush429OverTheRateSplitsTheRequest: a tenant whose ingestion rate
+// and burst are below one request's bytes answers 429 to it forever: the
+// same entries go again in halves, and a half the limiter then refuses
+// for want of tokens is left for the retry, nothing rejected.
+func TestPush429OverTheRateSplitsTheRequest(t *testing.T) {
+	var f *fakeLoki
+	var mu sync.Mutex
+	tokens := 1
+	f = newFakeLoki(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		f.mu.Lock()
+		entries := entriesIn(f.pushes[n])
+		f.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		if entries > 3 || tokens == 0 {
+			http.Error(w, fmt.Sprintf("Ingestion rate limit exceeded for user fake (limit: 100 bytes/sec) while attempting to ingest '%d' lines totaling '%d' bytes, reduce log volume or contact your Loki administrator to see if the limit can be increased", entries, 200*entries), http.StatusTooManyRequests)
+			return
+		}
+		tokens--
+		w.WriteHeader(http.StatusNoContent)
+	})
+	c, _ := newTestClient(t, f.srv.URL, nil)
+	b := fixtureBatch(t)
+	res, err := c.Push(context.Background(), b)
+	var re *RetryableError
+	require.ErrorAs(t, err, &re, "the limiter's bucket is empty after one half: the rest is retried")
+	assert.Empty(t, res.Rejected)
+	assert.Positive(t, res.Entries, "the half the limiter took is stored")
+	assert.Less(t, res.Entries, b.Len())
+	assert.Positive(t, testutil.ToFloat64(c.m.requests.WithLabelValues(OutcomeSplit)))
+}
+
+// TestPush429WithinTheRateIsRetried: a 429 for a request within the rate
+// (the tenant is busy) is retried whole, not split.
+func TestPush429WithinTheRateIsRetried(t *testing.T) {
+	f := newFakeLoki(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "Ingestion rate limit exceeded for user fake (limit: 4194304 bytes/sec) while attempting to ingest '10' lines totaling '4000' bytes, reduce log volume or contact your Loki administrator to see if the limit can be increased", http.StatusTooManyRequests)
+	})
+	c, _ := newTestClient(t, f.srv.URL, nil)
+	_, err := c.Push(context.Background(), fixtureBatch(t))
+	var re *RetryableError
+	require.ErrorAs(t, err, &re)
+	pushes, _ := f.received()
+	assert.Len(t, pushes, 1)
+	assert.Zero(t, testutil.ToFloat64(c.m.requests.WithLabelValues(OutcomeSplit)))
 }

@@ -3,6 +3,9 @@ package loki
 import (
 	"errors"
 	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
 )
 
 // classifyStatus returns the error for a status (nil for success and 400,
@@ -54,4 +57,27 @@ func isPermanent(err error) bool {
 func causeOf(err error) string {
 	_, cause := Classify(err)
 	return cause
+}
+
+// rateLimited matches the distributor's answer to a request over the
+// tenant's ingestion rate (validation.RateLimitedErrorMsg, Loki v3.7.8):
+// "Ingestion rate limit exceeded for user %s (limit: %d bytes/sec) while
+// attempting to ingest '%d' lines totaling '%d' bytes, reduce log volume
+// or contact your Loki administrator to see if the limit can be increased".
+var rateLimited = regexp.MustCompile(`^Ingestion rate limit exceeded for user .* \(limit: (\d+) bytes/sec\) while attempting to ingest '\d+' lines totaling '(\d+)' bytes`)
+
+// overRate tells whether a 429 says the request alone holds more bytes
+// than the tenant may ingest in a second: sent whole it may never fit
+// the limiter's burst.
+func overRate(status int, answer string) bool {
+	if status != http.StatusTooManyRequests {
+		return false
+	}
+	m := rateLimited.FindStringSubmatch(strings.TrimSpace(answer))
+	if m == nil {
+		return false
+	}
+	limit, err1 := strconv.ParseInt(m[1], 10, 64)
+	size, err2 := strconv.ParseInt(m[2], 10, 64)
+	return err1 == nil && err2 == nil && size > limit
 }
