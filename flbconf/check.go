@@ -49,7 +49,7 @@ var genericOutputKeys = []string{"name", "match", "match_regex", "alias", "log_l
 // Check reports, for every output section of the journalship plugin:
 // keys neither Fluent Bit nor the plugin knows (with the closest setting),
 // keys set twice, values the plugin refuses (the same parser as at start,
-// so conflicting settings too), and tail inputs routed to it whose records
+// so conflicting settings too), a Retry_Limit that drops chunks, and tail inputs routed to it whose records
 // lack the keys the plugin reads (Path_Key, Offset_Key, Key / Log_Key);
 // tail inputs routed to it that share their offset database (DB) with
 // another tail input; tail inputs routed to it with a tag per file
@@ -140,6 +140,13 @@ func checkOutput(f *File, s Section) []Finding {
 	get := func(key string) string { v, _ := s.Get(key); return v }
 	if _, err := output.CheckSettings(get); err != nil {
 		add(s.Line, "", Error, "%v", err)
+	}
+	if limit, set := s.Get("Retry_Limit"); !set || !strings.EqualFold(strings.TrimSpace(limit), "no_limits") && !strings.EqualFold(strings.TrimSpace(limit), "false") {
+		shown := "not set (Fluent Bit retries a chunk once)"
+		if set {
+			shown = strings.TrimSpace(limit)
+		}
+		add(lineOf(s, "Retry_Limit"), "Retry_Limit", Warning, "%s: a chunk whose retries run out while Loki is down is dropped, and its lines wait for the retention agent's next sweep (or journalship finalize) to be shipped; set Retry_Limit no_limits", shown)
 	}
 	out = append(out, checkRecordKeys(f, s, get)...)
 	return out

@@ -45,6 +45,7 @@ func TestMistakesAreFound(t *testing.T) {
 		"18: error: [OUTPUT journalship] Tenant_ID: set again (first on line 17): Fluent Bit hands the plugin the first value only",
 		"20: note: [OUTPUT journalship] Log_Level: Fluent Bit takes this key for the output itself; the plugin never sees it and logs at info",
 		`12: error: [OUTPUT journalship] setting Max_Line_Bytes: "17179869185G" is larger than 1099511627776 bytes (1T), which no setting takes: a typo?`,
+		"12: warning: [OUTPUT journalship] Retry_Limit: not set (Fluent Bit retries a chunk once): a chunk whose retries run out while Loki is down is dropped, and its lines wait for the retention agent's next sweep (or journalship finalize) to be shipped; set Retry_Limit no_limits",
 		`4: error: [INPUT tail] Offset_Key: is none, but the journalship output (line 12) reads the line's byte offset from the record key "offset" (Offset_Key): set Offset_Key offset here`,
 	}, got)
 }
@@ -97,5 +98,27 @@ func TestWildcard(t *testing.T) {
 		{"a*b*c", "axxbyyc", true}, {"a*b*c", "axxbyy", false}, {"exact", "exact", true}, {"", "x", false},
 	} {
 		assert.Equal(t, c.want, wildcard(c.pattern, c.s), "%q ~ %q", c.pattern, c.s)
+	}
+}
+
+// TestRetryLimitThatDropsChunksIsFound: only an unlimited Retry_Limit
+// keeps a chunk through an outage of any length.
+func TestRetryLimitThatDropsChunksIsFound(t *testing.T) {
+	for limit, warned := range map[string]bool{"no_limits": false, "False": false, "5": true, "no_retries": true} {
+		conf := "[OUTPUT]\n    Name journalship\n    Match *\n    Retry_Limit " + limit + "\n"
+		f, err := Parse("x.conf", []byte(conf))
+		require.NoError(t, err)
+		var got []string
+		for _, fd := range Check(f) {
+			if fd.Key == "Retry_Limit" {
+				got = append(got, fd.String())
+			}
+		}
+		if !warned {
+			assert.Empty(t, got, limit)
+			continue
+		}
+		require.Len(t, got, 1, limit)
+		assert.Contains(t, got[0], "x.conf:4: warning: [OUTPUT journalship] Retry_Limit: "+limit+": a chunk whose retries run out")
 	}
 }
