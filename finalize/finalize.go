@@ -89,6 +89,7 @@ type Ledger interface {
 	Record(ctx context.Context, segs []ledger.Segment) error
 	MarkFinished(ctx context.Context, path string, identity journalfile.Identity, size, tailFrom int64) error
 	Forget(ctx context.Context, path string) error
+	FilesOfIdentity(ctx context.Context, id journalfile.Identity) ([]ledger.FileState, error)
 	// Marks and SetMarks keep a session's facts between passes
 	// (format.SideRecords).
 	Marks(ctx context.Context, session string) (map[string]string, error)
@@ -108,6 +109,9 @@ type Outcome struct {
 	// file's remaining lines are in ShippedLines besides.
 	Holes     []ledger.Range
 	HoleLines int
+	// Adopted are the paths the file had before (renamed: same device,
+	// inode and first line) whose shipped ranges it took.
+	Adopted []string
 	// TailBytes is the size of the partial last line marked, 0 if none.
 	TailBytes int
 	// Level is the audit's verdict on the finished file.
@@ -197,6 +201,9 @@ func (f *Finalizer) File(ctx context.Context, path string) (Outcome, error) {
 			return o, fmt.Errorf("finalize: retiring the ledger rows of replaced %s: %w", path, err)
 		}
 		st = ledger.FileState{Path: path, Size: -1}
+	}
+	if st, err = f.adopt(ctx, path, before, st, &o); err != nil {
+		return o, err
 	}
 	if st.Finished && st.Size == before.size {
 		o.Finished, o.Why = true, "already finished"

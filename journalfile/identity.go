@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // FingerprintBytes is how much of a file's start its fingerprint covers:
@@ -106,4 +109,16 @@ func (id Identity) String() string {
 		return "unknown"
 	}
 	return string(id)
+}
+
+// Born returns the birth time of the file at path (statx's btime, not
+// following a symlink), and false where the file system does not keep
+// one. A file renamed keeps it; a new file that got a freed inode back has
+// its own.
+func Born(path string) (time.Time, bool) {
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &st); err != nil || st.Mask&unix.STATX_BTIME == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(st.Btime.Sec, int64(st.Btime.Nsec)), true
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -82,4 +83,25 @@ func TestHoldsSeesAFileRewrittenLargerInPlace(t *testing.T) {
 	assert.False(t, Same(old, got), "another first line: another file")
 	_, err = Holds(p, 8, []byte(`{"b":2}`), 0)
 	assert.ErrorIs(t, err, ErrChanged)
+}
+
+// TestBornSurvivesARename: a file's birth time is kept across a rename
+// where the file system has one.
+func TestBornSurvivesARename(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	require.NoError(t, os.WriteFile(a, []byte("x\n"), 0o644))
+	born, ok := Born(a)
+	if !ok {
+		_, ok = Born(a)
+		assert.False(t, ok, "no birth time here, consistently")
+		return
+	}
+	assert.WithinDuration(t, time.Now(), born, time.Minute)
+	require.NoError(t, os.Rename(a, b))
+	after, ok := Born(b)
+	require.True(t, ok)
+	assert.Equal(t, born, after)
+	_, ok = Born(a)
+	assert.False(t, ok, "gone")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -82,4 +83,23 @@ func segID(path string, start, end int64, lines int, id string) Segment {
 	s := seg(path, start, end, lines)
 	s.Identity = journalfileIdentity(id)
 	return s
+}
+
+// TestFilesOfIdentity: the files of one identity, whatever their paths
+// (a journal renamed, a hard link), and none for the unknown identity.
+func TestFilesOfIdentity(t *testing.T) {
+	l := openTest(t)
+	ctx := context.Background()
+	require.NoError(t, l.Record(ctx, []Segment{
+		segID("/j/old", 0, 10, 1, "1:2:aa"), segID("/j/new", 10, 20, 1, "1:2:aa"), segID("/j/other", 0, 5, 1, "1:3:bb"),
+	}))
+	got, err := l.FilesOfIdentity(ctx, "1:2:aa")
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, "/j/new", got[0].Path)
+	assert.Equal(t, []Range{{Start: 10, End: 20, FirstSeq: 10, LastSeq: 19, Lines: 1}}, got[0].Ranges)
+	assert.Equal(t, "/j/old", got[1].Path)
+	none, err := l.FilesOfIdentity(ctx, "")
+	require.NoError(t, err)
+	assert.Empty(t, none)
 }

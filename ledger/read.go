@@ -61,6 +61,23 @@ func (l *Ledger) Files(ctx context.Context) ([]FileState, error) {
 	return states, nil
 }
 
+// FilesOfIdentity returns every file the ledger knows by id, sorted by
+// path: a journal renamed (or linked) under another path is the same file
+// there. An empty id gives none.
+func (l *Ledger) FilesOfIdentity(ctx context.Context, id journalfile.Identity) ([]FileState, error) {
+	if id == "" {
+		return nil, nil
+	}
+	if err := l.check("files", l.c.path); err != nil {
+		return nil, err
+	}
+	states, err := l.states(ctx, sSameFile, string(id))
+	if err != nil {
+		return nil, l.fail("files", l.c.path, err)
+	}
+	return states, nil
+}
+
 // Covering returns the range of path whose End is end: its LastSeq is the
 // seq of the line just before offset end, for checking seq continuity when
 // shipping resumes at end. ok is false when no range ends exactly there
@@ -82,7 +99,8 @@ func (l *Ledger) Covering(ctx context.Context, path string, end int64) (r Range,
 	return r, true, nil
 }
 
-// states runs sFile, sFilesIn or sFiles and groups the rows per file.
+// states runs sFile, sFilesIn, sFiles or sSameFile and groups the rows
+// per file.
 func (l *Ledger) states(ctx context.Context, id stmtID, args ...any) ([]FileState, error) {
 	rows, err := l.c.stmts[id].QueryContext(ctx, args...)
 	if err != nil {

@@ -45,6 +45,9 @@ var schemaSQL = []string{
 		PRIMARY KEY (file_id, start_off)
 	) WITHOUT ROWID`,
 	`CREATE UNIQUE INDEX IF NOT EXISTS ranges_by_end ON ranges(file_id, end_off)`,
+	// files_by_identity serves FilesOfIdentity: a journal renamed keeps
+	// its identity under its new path.
+	`CREATE INDEX IF NOT EXISTS files_by_identity ON files(identity)`,
 	marksSQL,
 	billsSQL,
 	billsByTimeSQL,

@@ -27,6 +27,7 @@ const (
 	sFile
 	sFilesIn
 	sFiles
+	sSameFile
 	sCovering
 	sMarks
 	sSetMark
@@ -115,6 +116,8 @@ var stmtSQL = [nStmts]string{
 	// sFilesIn reads the files of a list of paths (pathList).
 	sFilesIn: stateQuery + ` WHERE f.path IN (SELECT ` + pathOf + ` FROM json_each(?1)) ORDER BY f.path, r.start_off`,
 	sFiles:   stateQuery + ` ORDER BY f.path, r.start_off`,
+	// sSameFile reads the files of one identity (files_by_identity).
+	sSameFile: stateQuery + ` WHERE f.identity = ?1 ORDER BY f.path, r.start_off`,
 	sCovering: `SELECT r.start_off, r.end_off, r.first_seq, r.last_seq, r.lines
 		FROM ranges r JOIN files f ON f.id = r.file_id WHERE f.path = ?1 AND r.end_off = ?2`,
 	sMarks: `SELECT name, value FROM marks WHERE session = ?1`,
