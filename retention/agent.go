@@ -101,7 +101,9 @@ func (a *Agent) sweep(ctx context.Context, r *Report) error {
 	}
 	defer rt.Close()
 	s := &sweep{Agent: a, r: r, rt: rt, now: a.cfg.Now()}
-	s.forgetOrphans(ctx)
+	// Last: a journal renamed within the root takes its old path's
+	// ranges when the finalizer meets it in this sweep (finalize's adopt).
+	defer s.forgetOrphans(ctx)
 	if p, ok := a.groups.(Pinger); ok {
 		if err := p.Ping(ctx); err != nil {
 			s.statusFailed(err)

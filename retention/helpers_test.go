@@ -33,13 +33,17 @@ const (
 // fakeFinalizer stands for finalize.Finalizer: it accounts for files in a
 // real ledger as the real one does once Loki has every line.
 type fakeFinalizer struct {
-	l     *ledger.Ledger
-	mu    sync.Mutex
-	modes map[string]finMode
-	calls []string
+	l      *ledger.Ledger
+	mu     sync.Mutex
+	modes  map[string]finMode
+	calls  []string
+	before func(path string) // called first, when set
 }
 
 func (f *fakeFinalizer) File(ctx context.Context, path string) (finalize.Outcome, error) {
+	if f.before != nil {
+		f.before(path)
+	}
 	f.mu.Lock()
 	f.calls = append(f.calls, path)
 	mode := f.modes[filepath.Base(path)]
