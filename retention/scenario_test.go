@@ -274,8 +274,9 @@ func TestDryRunDeletesNothing(t *testing.T) {
 }
 
 // TestCrashBetweenDeleteAndForget: a ledger row whose file is gone is
-// forgotten by the next sweep; rows of existing files and of files outside
-// the root are not.
+// forgotten by the next sweep, once it offered every file to the
+// finalizer (which may find the same file renamed and take its ranges);
+// rows of existing files and of files outside the root are not.
 func TestCrashBetweenDeleteAndForget(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -285,8 +286,17 @@ func TestCrashBetweenDeleteAndForget(t *testing.T) {
 	e.shipped(alive)
 	elsewhere := filepath.Join(e.outer, "x.jsonl")
 	require.NoError(t, account(ctx, e.ledger, elsewhere, []byte("line\n")))
+	var seen bool
+	e.fin.before = func(path string) {
+		if path == alive {
+			st, err := e.ledger.File(ctx, gone)
+			require.NoError(t, err)
+			seen = len(st.Ranges) > 0
+		}
+	}
 
 	r := e.sweep(nil)
+	assert.True(t, seen, "the finalizer ran while the gone path's row was there")
 	assert.Equal(t, 1, r.RowsForgotten)
 	files, err := e.ledger.Files(ctx)
 	require.NoError(t, err)
@@ -422,26 +432,4 @@ func TestConfigValidate(t *testing.T) {
 	}
 	_, err := New(DefaultConfig(), nil, nil, nil, nil)
 	assert.ErrorContains(t, err, "ledger")
-}
-
-// TestOrphanRowsOutliveTheSweepsFinalizer: the row of a path gone is
-// forgotten only after the sweep offered every file to the finalizer,
-// which may find the same file renamed and take its ranges.
-func TestOrphanRowsOutliveTheSweepsFinalizer(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	gone := filepath.Join(e.root, "job1", sess1)
-	require.NoError(t, account(ctx, e.ledger, gone, []byte("line\n")))
-	alive := e.write("job2", sess1, session(e.now, e.now, ""), e.now)
-	var seen bool
-	e.fin.before = func(path string) {
-		if path == alive {
-			st, err := e.ledger.File(ctx, gone)
-			require.NoError(t, err)
-			seen = len(st.Ranges) > 0
-		}
-	}
-	r := e.sweep(nil)
-	assert.True(t, seen, "the finalizer ran while the gone path's row was there")
-	assert.Equal(t, 1, r.RowsForgotten, "and it is forgotten after")
 }
