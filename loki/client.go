@@ -147,6 +147,13 @@ func (c *Client) pushLimit(ctx context.Context, b *Batch, limit, depth int) (Res
 			continue
 		}
 		m, err := c.judge(b, r, status, answer, complete)
+		if err != nil && m.held != nil {
+			// Loki stored the entries it did not hold back.
+			res.Entries += r.entries - len(m.held)
+			c.m.entries.Add(float64(r.entries - len(m.held)))
+			res.Unsettled = append(res.Unsettled, m.held...)
+			return res.unsettle(b, reqs[k+1:]), err
+		}
 		if err != nil && !isPermanent(err) {
 			return res.unsettle(b, reqs[k:]), err
 		}

@@ -68,15 +68,15 @@ func (v *reqView) mapIngester(body string) (bool, error) {
 	for _, l := range lines[:len(lines)-1] {
 		il, ok := parseIngesterLine(l)
 		if !ok {
-			v.rejectWhere(seg, body, nil)
+			v.rejectWhere(seg, body, scopeLine, nil)
 			return true, nil
 		}
 		listed = append(listed, il)
 	}
 	for _, il := range listed {
 		ts := il.ts.UnixNano()
-		if v.rejectWhere(seg, il.reason, func(e *pushEntry) bool { return e.Timestamp.UnixNano() == ts }) == 0 {
-			v.rejectWhere(seg, body, nil) // e.g. timestamps altered by increment_duplicate_timestamp
+		if v.rejectWhere(seg, il.reason, scopeLine, func(e *pushEntry) bool { return e.Timestamp.UnixNano() == ts }) == 0 {
+			v.rejectWhere(seg, body, scopeLine, nil) // e.g. timestamps altered by increment_duplicate_timestamp
 			return true, nil
 		}
 	}

@@ -82,12 +82,21 @@ type entryMatch func(e *pushEntry) bool
 type parsedMessage struct {
 	labels []Label
 	match  entryMatch // nil: every entry of the stream (a stream-level error)
-	// limit: the message is about a limit of the tenant (structured
-	// metadata's size or count) that every entry this plugin sends is
-	// near: when it refuses every entry of the request, the limit is the
-	// configuration's, not a line's.
-	limit bool
+	scope  scope
 }
+
+// scope says whose a refusal is.
+type scope uint8
+
+const (
+	scopeLine scope = iota // the line's: it is dead-lettered
+	// scopeLimit: a limit of the tenant (structured metadata's size or
+	// count) that every entry this plugin sends is near: when it refuses
+	// every entry of the request, it is the configuration's, not a line's.
+	scopeLimit
+	// scopeTenant: the tenant takes no structured metadata at all.
+	scopeTenant
+)
 
 // A messageParser recognises one of Loki's texts; ok is false when msg is
 // not that text.
@@ -161,15 +170,15 @@ func parseLineTooLong(msg string) (parsedMessage, bool) {
 // DisallowedStructuredMetadataErrorMsg:
 // "stream '%s' includes structured metadata, but this feature is disallowed. Please see ..."
 // A tenant that refuses structured metadata (a schema before v13, or
-// allow_structured_metadata off) refuses every line this plugin sends: the
-// stream is refused, not its lines, and the request is retried until the
-// tenant is fixed.
+// allow_structured_metadata off) refuses every line that carries some,
+// and stores the others: the refusal is the tenant's, and the lines are
+// sent again until it is fixed, never dead-lettered.
 func parseMetadataDisallowed(msg string) (parsedMessage, bool) {
 	c := newScanner(msg)
 	c.lit("stream '")
 	ls := c.labels()
 	c.lit("' includes structured metadata, but this feature is disallowed.")
-	return parsedMessage{labels: ls}, c.ok
+	return parsedMessage{labels: ls, match: func(e *pushEntry) bool { return len(e.StructuredMetadata) > 0 }, scope: scopeTenant}, c.ok
 }
 
 // StructuredMetadataTooLargeErrorMsg:
@@ -183,7 +192,7 @@ func parseMetadataTooLarge(msg string) (parsedMessage, bool) {
 	c.lit("' bytes, limit: '")
 	c.int()
 	c.lit("' bytes.")
-	return parsedMessage{labels: ls, match: func(e *pushEntry) bool { return metadataSize(e.StructuredMetadata) == n }, limit: true}, c.ok
+	return parsedMessage{labels: ls, match: func(e *pushEntry) bool { return metadataSize(e.StructuredMetadata) == n }, scope: scopeLimit}, c.ok
 }
 
 // StructuredMetadataTooManyErrorMsg:
@@ -197,7 +206,7 @@ func parseMetadataTooMany(msg string) (parsedMessage, bool) {
 	c.lit("', limit: '")
 	c.int()
 	c.lit("'.")
-	return parsedMessage{labels: ls, match: func(e *pushEntry) bool { return len(e.StructuredMetadata) == n }, limit: true}, c.ok
+	return parsedMessage{labels: ls, match: func(e *pushEntry) bool { return len(e.StructuredMetadata) == n }, scope: scopeLimit}, c.ok
 }
 
 // metadataSize is pkg/util.StructuredMetadataSize: names and values, except
@@ -268,10 +277,7 @@ func (v *reqView) mapMessage(msg string, count int) bool {
 		if !found {
 			return false
 		}
-		n := v.rejectWhere(i, msg, pm.match)
-		if pm.limit {
-			v.limited += n
-		}
+		n := v.rejectWhere(i, msg, pm.scope, pm.match)
 		// An entry error counted more often than entries match: the texts
 		// do not describe this request as it was sent.
 		return n > 0 && n >= count

@@ -27,9 +27,9 @@ type reqView struct {
 	// uncertain: the answer may hide refusals of entries it does not
 	// name (another shard of the stream, a count it cannot explain).
 	uncertain bool
-	// limited counts the entries refused by a tenant's metadata limit
-	// (parsedMessage.limit).
-	limited int
+	// by marks, per entry, a refusal that is the tenant's configuration
+	// rather than the line's (parsedMessage.scope).
+	by []scope
 }
 
 func newReqView(b *Batch, r request, body string, window time.Duration) *reqView {
@@ -41,6 +41,7 @@ func newReqView(b *Batch, r request, body string, window time.Duration) *reqView
 		n += sg.hi - sg.lo
 	}
 	v.reason = make([]string, n)
+	v.by = make([]scope, n)
 	return v
 }
 
@@ -76,8 +77,9 @@ func (v *reqView) entries(i int) []pushEntry {
 }
 
 // rejectWhere rejects the entries of segment i for which match is true (all
-// when match is nil) and returns how many matched, rejected before or not.
-func (v *reqView) rejectWhere(i int, reason string, match func(e *pushEntry) bool) int {
+// when match is nil), marking them refused by sc, and returns how many
+// matched, rejected before or not.
+func (v *reqView) rejectWhere(i int, reason string, sc scope, match func(e *pushEntry) bool) int {
 	n := 0
 	es := v.entries(i)
 	for k := range es {
@@ -85,11 +87,40 @@ func (v *reqView) rejectWhere(i int, reason string, match func(e *pushEntry) boo
 			continue
 		}
 		n++
-		if p := v.first[i] + k; v.reason[p] == "" {
+		p := v.first[i] + k
+		if v.reason[p] == "" {
 			v.reason[p] = reason
 		}
+		v.by[p] = max(v.by[p], sc)
 	}
 	return n
+}
+
+// tenantWide tells whether the answer is about the tenant's configuration
+// rather than the lines: every entry refused by a limit of it, or one
+// refused because the tenant takes no structured metadata.
+func (v *reqView) tenantWide() (all, some bool) {
+	all = len(v.by) > 0
+	for p, sc := range v.by {
+		all = all && v.reason[p] != "" && sc >= scopeLimit
+		some = some || sc == scopeTenant
+	}
+	return all, some
+}
+
+// held lists the Refs of the entries refused for the tenant's
+// configuration (scopeTenant): sent again, never dead-lettered.
+func (v *reqView) held() []int {
+	var out []int
+	for i, sg := range v.segs {
+		refs := v.b.streams[sg.s].refs[sg.lo:sg.hi]
+		for k, ref := range refs {
+			if v.by[v.first[i]+k] == scopeTenant {
+				out = append(out, ref)
+			}
+		}
+	}
+	return out
 }
 
 // rejectRest rejects every entry not rejected yet, with Loki's whole answer.
@@ -125,6 +156,10 @@ func ingestionBlocked(body string) bool {
 // mapping is what a 400 says about a request.
 type mapping struct {
 	rejected []Rejection
+	// held are the Refs of entries refused for the tenant's configuration
+	// while Loki stored others of the request (with a *RetryableError):
+	// they are sent again, the others are settled.
+	held []int
 	// confirm holds the entries not rejected when the answer may hide
 	// refusals of entries it does not name (uncertain): they are to be
 	// sent again.
@@ -158,12 +193,26 @@ func mapRejections(b *Batch, r request, status int, body string, complete bool, 
 	} else {
 		ok = v.mapDistributor(body)
 	}
-	if complete && (!ok || v.limited == len(v.reason)) {
+	all, some := v.tenantWide()
+	if complete && (!ok || all) {
 		// Not about the lines (a refused stream, a tenant or label
-		// problem, a metadata limit that refuses every line) or not
-		// understood: dead-lettering every line would lose them for a
-		// configuration mistake; retry, and alert.
+		// problem, a tenant refusing structured metadata or a metadata
+		// limit that refuses every line) or not understood:
+		// dead-lettering every line would lose them for a configuration
+		// mistake; retry, and alert.
 		return mapping{}, &RetryableError{Cause: CauseRequestRefused, Status: status, Body: truncateBody(body)}
+	}
+	if complete && some {
+		// The tenant refuses the structured metadata some entries carry,
+		// and stored the others: those are settled, the refused ones
+		// held for the retry (the rest of the answer waits with them).
+		for p, sc := range v.by {
+			if sc != scopeTenant {
+				v.reason[p] = ""
+			}
+		}
+		held := v.held()
+		return mapping{held: held}, &RetryableError{Cause: CauseRequestRefused, Status: status, Body: truncateBody(body)}
 	}
 	if !complete {
 		v.rejectRest()

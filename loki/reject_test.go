@@ -1,8 +1,10 @@
 package loki
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,4 +183,60 @@ func TestMetadataLimitRefusingEveryLineIsTheTenants(t *testing.T) {
 	m, err := mapRejections(b, reqs[0], 400, answer(3), true, DefaultMaxBehind)
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 1, 2}, refsOf(m.rejected), "the entry within the limit was stored: the others are the lines'")
+}
+
+// TestMetadataLimitsCountEachEntryOnce: an entry over two limits is named
+// by both messages; the request is the tenant's only when every entry is
+// refused, so the entry within both limits, stored, makes the others the
+// lines' own refusals.
+func TestMetadataLimitsCountEachEntryOnce(t *testing.T) {
+	ls := []Label{{"service_name", "agent-sessions"}}
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	big := []Label{{"a", strings.Repeat("x", 40)}, {"b", "1"}, {"c", "2"}}
+	many := []Label{{"a", "1"}, {"b", "2"}, {"c", "3"}}
+	b := NewBatch()
+	for i, md := range [][]Label{big, many, {{"a", "1"}}} {
+		require.NoError(t, b.Add(ls, Entry{Timestamp: at.Add(time.Duration(i)), Line: "x", Metadata: md, Ref: i}))
+	}
+	answer := fmt.Sprintf("1 errors like: stream '{service_name=\"agent-sessions\"}' has structured metadata too large: '%d' bytes, limit: '20' bytes. Please see `limits_config.max_structured_metadata_size`; "+
+		"2 errors like: stream '{service_name=\"agent-sessions\"}' has too many structured metadata labels: '3', limit: '2'. Please see `limits_config.max_structured_metadata_entries_count`", metadataSize(big))
+	reqs := b.plan(DefaultMaxRequestBytes, true)
+	require.Len(t, reqs, 1)
+	m, err := mapRejections(b, reqs[0], 400, answer, true, DefaultMaxBehind)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1}, refsOf(m.rejected))
+}
+
+// TestMetadataDisallowedHoldsTheEntriesWithMetadata: a tenant that takes
+// no structured metadata stores the entries without any and refuses the
+// others, which are held for the retry, never dead-lettered; the stored
+// ones are settled.
+func TestMetadataDisallowedHoldsTheEntriesWithMetadata(t *testing.T) {
+	ls := []Label{{"service_name", "agent-sessions"}}
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	b := NewBatch()
+	for i := range 3 {
+		var md []Label
+		if i != 1 {
+			md = []Label{{"seq", "1"}}
+		}
+		require.NoError(t, b.Add(ls, Entry{Timestamp: at.Add(time.Duration(i)), Line: "x", Metadata: md, Ref: i}))
+	}
+	answer := "2 errors like: stream '{service_name=\"agent-sessions\"}' includes structured metadata, but this feature is disallowed. Please see `limits_config.allow_structured_metadata` or contact your Loki administrator to enable it"
+	reqs := b.plan(DefaultMaxRequestBytes, true)
+	require.Len(t, reqs, 1)
+	m, err := mapRejections(b, reqs[0], 400, answer, true, DefaultMaxBehind)
+	var re *RetryableError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, CauseRequestRefused, re.Cause)
+	assert.Empty(t, m.rejected)
+	assert.Equal(t, []int{0, 2}, m.held)
+
+	f := newFakeLoki(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.Error(w, answer, http.StatusBadRequest) })
+	c, _ := newTestClient(t, f.srv.URL, nil)
+	res, err := c.Push(context.Background(), b)
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, 1, res.Entries, "the entry without metadata is stored")
+	assert.ElementsMatch(t, []int{0, 2}, res.Unsettled)
+	assert.Empty(t, res.Rejected)
 }
