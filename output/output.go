@@ -10,8 +10,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,8 +114,11 @@ func NewInstance(get Getter, opts ...Option) (inst *Instance, err error) {
 	// and keyword tries) allocates about 40 MB to keep 4 MB. The Go
 	// runtime returns freed pages to the system only slowly, so the host
 	// would carry them as resident memory through its first busy
-	// minutes; they go back now, at the cost of one collection.
-	debug.FreeOSMemory()
+	// minutes; they go back now, at the cost of one collection (none
+	// when the environment turned collections off: GOGC=off).
+	if !strings.EqualFold(strings.TrimSpace(os.Getenv("GOGC")), "off") {
+		debug.FreeOSMemory()
+	}
 	inst.log.Infof("ready: loki=%s ledger=%s dead_letter=%s", cfg.loki.URL, cfg.ledger.Path, cfg.deadLetter.Path)
 	return inst, nil
 }
