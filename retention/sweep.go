@@ -490,6 +490,9 @@ func (s *sweep) dirDue(j job) bool {
 // removed by someone else, whose row would make a new file of the same
 // name look shipped).
 func (s *sweep) forgetOrphans(ctx context.Context) {
+	if ctx.Err() != nil {
+		return // a sweep stopped part way: the next one forgets them
+	}
 	states, err := s.ledger.Files(ctx)
 	if err != nil {
 		s.fail("ledger", "listing the ledger: %v; stale rows are kept", err)
