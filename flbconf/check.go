@@ -141,7 +141,7 @@ func checkOutput(f *File, s Section) []Finding {
 	if _, err := output.CheckSettings(get); err != nil {
 		add(s.Line, "", Error, "%v", err)
 	}
-	if limit, set := s.Get("Retry_Limit"); !set || !strings.EqualFold(strings.TrimSpace(limit), "no_limits") && !strings.EqualFold(strings.TrimSpace(limit), "false") {
+	if limit, set := s.Get("Retry_Limit"); !set || !unlimited(limit) {
 		shown := "not set (Fluent Bit retries a chunk once)"
 		if set {
 			shown = strings.TrimSpace(limit)
@@ -150,6 +150,16 @@ func checkOutput(f *File, s Section) []Finding {
 	}
 	out = append(out, checkRecordKeys(f, s, get)...)
 	return out
+}
+
+// unlimited tells whether a Retry_Limit never gives up on a chunk (Fluent
+// Bit 5.1.1's flb_output.c: no_limits, false or off).
+func unlimited(limit string) bool {
+	switch strings.ToLower(strings.TrimSpace(limit)) {
+	case "no_limits", "false", "off":
+		return true
+	}
+	return false
 }
 
 func isSetting(lower string) bool {

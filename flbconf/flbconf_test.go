@@ -104,7 +104,7 @@ func TestWildcard(t *testing.T) {
 // TestRetryLimitThatDropsChunksIsFound: only an unlimited Retry_Limit
 // keeps a chunk through an outage of any length.
 func TestRetryLimitThatDropsChunksIsFound(t *testing.T) {
-	for limit, warned := range map[string]bool{"no_limits": false, "False": false, "5": true, "no_retries": true} {
+	for limit, warned := range map[string]bool{"no_limits": false, "False": false, "off": false, "5": true, "no_retries": true} {
 		conf := "[OUTPUT]\n    Name journalship\n    Match *\n    Retry_Limit " + limit + "\n"
 		f, err := Parse("x.conf", []byte(conf))
 		require.NoError(t, err)
