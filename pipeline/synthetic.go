@@ -70,11 +70,6 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 	now := p.cfg.Now()
 	for i := range entries {
 		e := &entries[i]
-		if len(e.Line) > p.cfg.MaxLineBytes {
-			// As a journal line that long: Loki would refuse it.
-			dl = append(dl, syntheticLetter(e, fmt.Sprintf("%s entry of %d bytes exceeds Max_Line_Bytes %d", e.Kind, len(e.Line), p.cfg.MaxLineBytes)))
-			continue
-		}
 		labels[i], kept[i], tenants[i] = p.syntheticEntry(e, i)
 		if why := tenants[i].unplaced; why != "" {
 			// A journal no rule places: its entries are its content as
@@ -82,6 +77,11 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 			letter := syntheticLetter(e, why)
 			letter.Stage = dlNoTenant.stage
 			dl = append(dl, letter)
+			continue
+		}
+		if len(e.Line) > p.cfg.MaxLineBytes {
+			// As a journal line that long: Loki would refuse it.
+			dl = append(dl, syntheticLetter(e, fmt.Sprintf("%s entry of %d bytes exceeds Max_Line_Bytes %d", e.Kind, len(e.Line), p.cfg.MaxLineBytes)))
 			continue
 		}
 		stamp, reason := p.syntheticWindow(labels[i], e.Time, now)
