@@ -262,7 +262,7 @@ func (a *auditor) continuity(ev *format.Event, offset int64) {
 	switch j.Verdict {
 	case integrity.SeqGap:
 		a.r.SeqGapCount++
-		a.r.MissingSeqs += j.Missing()
+		a.r.MissingSeqs = format.AddCounts(a.r.MissingSeqs, j.Missing())
 		if len(a.r.SeqGaps) < a.cfg.MaxDetails {
 			a.r.SeqGaps = append(a.r.SeqGaps, Gap{From: j.From, To: j.To, Offset: offset})
 		}

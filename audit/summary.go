@@ -1,5 +1,7 @@
 package audit
 
+import "github.com/journalship/journalship/format"
+
 // Summary tallies the reports of one run, for the last lines of the table
 // and the final JSON object.
 type Summary struct {
@@ -24,7 +26,7 @@ func (s *Summary) Add(r Report) {
 	s.Bytes += r.Size
 	s.Lines += r.TotalLines
 	s.CorruptLines += r.CorruptLines
-	s.MissingSeqs += r.MissingSeqs
+	s.MissingSeqs = format.AddCounts(s.MissingSeqs, r.MissingSeqs)
 	if r.TailTruncated {
 		s.TruncatedTails++
 	}
