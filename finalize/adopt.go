@@ -2,7 +2,9 @@ package finalize
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/journalship/journalship/journalfile"
@@ -15,8 +17,8 @@ import (
 // new name from there on) is the same file, with the same device, inode
 // and first line, and what was shipped of it under its old name is in
 // Loki. Without this its lines would ship again under the new name. A
-// path that no longer holds the file loses its row; one that still does
-// (a hard link) keeps it.
+// path gone, or holding another file now, loses its row; one that still
+// holds it (a hard link), or cannot be read, keeps it.
 //
 // A deleted file's inode is often given to the next file created, and a
 // journal's first line may repeat another's: the file must also have been
@@ -53,7 +55,7 @@ func (f *Finalizer) adopt(ctx context.Context, path string, s snapshot, st ledge
 		if err := f.ledger.Record(ctx, segs); err != nil {
 			return st, fmt.Errorf("finalize: adopting the ranges of %s for %s: %w", other.Path, path, err)
 		}
-		if now, err := journalfile.IdentityOf(other.Path); err != nil || now != id {
+		if now, err := journalfile.IdentityOf(other.Path); errors.Is(err, fs.ErrNotExist) || err == nil && now != id {
 			if err := f.ledger.Forget(ctx, other.Path); err != nil {
 				return st, fmt.Errorf("finalize: forgetting %s, renamed %s: %w", other.Path, path, err)
 			}
