@@ -108,14 +108,14 @@ func (v *reqView) tenantWide() (all, some bool) {
 	return all, some
 }
 
-// held lists the Refs of the entries refused for the tenant's
-// configuration (scopeTenant): sent again, never dead-lettered.
+// held lists the Refs of every entry refused: sent again, not
+// dead-lettered, while the tenant refuses structured metadata.
 func (v *reqView) held() []int {
 	var out []int
 	for i, sg := range v.segs {
 		refs := v.b.streams[sg.s].refs[sg.lo:sg.hi]
 		for k, ref := range refs {
-			if v.by[v.first[i]+k] == scopeTenant {
+			if v.reason[v.first[i]+k] != "" {
 				out = append(out, ref)
 			}
 		}
@@ -156,9 +156,9 @@ func ingestionBlocked(body string) bool {
 // mapping is what a 400 says about a request.
 type mapping struct {
 	rejected []Rejection
-	// held are the Refs of entries refused for the tenant's configuration
-	// while Loki stored others of the request (with a *RetryableError):
-	// they are sent again, the others are settled.
+	// held are the Refs of the entries refused while the tenant refuses
+	// structured metadata and Loki stored others of the request (with a
+	// *RetryableError): they are sent again, the others are settled.
 	held []int
 	// confirm holds the entries not rejected when the answer may hide
 	// refusals of entries it does not name (uncertain): they are to be
@@ -204,15 +204,10 @@ func mapRejections(b *Batch, r request, status int, body string, complete bool, 
 	}
 	if complete && some {
 		// The tenant refuses the structured metadata some entries carry,
-		// and stored the others: those are settled, the refused ones
-		// held for the retry (the rest of the answer waits with them).
-		for p, sc := range v.by {
-			if sc != scopeTenant {
-				v.reason[p] = ""
-			}
-		}
-		held := v.held()
-		return mapping{held: held}, &RetryableError{Cause: CauseRequestRefused, Status: status, Body: truncateBody(body)}
+		// and stored the others: those are settled, every refused one is
+		// held for the retry (one refused for itself as well is judged
+		// again then, once the tenant takes metadata).
+		return mapping{held: v.held()}, &RetryableError{Cause: CauseRequestRefused, Status: status, Body: truncateBody(body)}
 	}
 	if !complete {
 		v.rejectRest()

@@ -222,7 +222,10 @@ func TestMetadataDisallowedHoldsTheEntriesWithMetadata(t *testing.T) {
 		}
 		require.NoError(t, b.Add(ls, Entry{Timestamp: at.Add(time.Duration(i)), Line: "x", Metadata: md, Ref: i}))
 	}
-	answer := "2 errors like: stream '{service_name=\"agent-sessions\"}' includes structured metadata, but this feature is disallowed. Please see `limits_config.allow_structured_metadata` or contact your Loki administrator to enable it"
+	// An entry too long as well, without metadata: refused for itself.
+	require.NoError(t, b.Add(ls, Entry{Timestamp: at.Add(time.Second), Line: strings.Repeat("y", 300), Ref: 3}))
+	answer := "2 errors like: stream '{service_name=\"agent-sessions\"}' includes structured metadata, but this feature is disallowed. Please see `limits_config.allow_structured_metadata` or contact your Loki administrator to enable it; " +
+		"1 errors like: max entry size '256' bytes exceeded for stream '{service_name=\"agent-sessions\"}' while adding an entry with length '300' bytes"
 	reqs := b.plan(DefaultMaxRequestBytes, true)
 	require.Len(t, reqs, 1)
 	m, err := mapRejections(b, reqs[0], 400, answer, true, DefaultMaxBehind)
@@ -230,13 +233,13 @@ func TestMetadataDisallowedHoldsTheEntriesWithMetadata(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, CauseRequestRefused, re.Cause)
 	assert.Empty(t, m.rejected)
-	assert.Equal(t, []int{0, 2}, m.held)
+	assert.Equal(t, []int{0, 2, 3}, m.held, "every refused entry waits for the retry, none is taken as stored")
 
 	f := newFakeLoki(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.Error(w, answer, http.StatusBadRequest) })
 	c, _ := newTestClient(t, f.srv.URL, nil)
 	res, err := c.Push(context.Background(), b)
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, 1, res.Entries, "the entry without metadata is stored")
-	assert.ElementsMatch(t, []int{0, 2}, res.Unsettled)
+	assert.ElementsMatch(t, []int{0, 2, 3}, res.Unsettled)
 	assert.Empty(t, res.Rejected)
 }
