@@ -161,21 +161,6 @@ func TestUnclaimedFileKeepsTheRunTree(t *testing.T) {
 	assert.False(t, exists(s.main), "the idle, quiet, shipped session is deleted as in TestClaudeCodeSessionIsDeletedAsOne")
 }
 
-// TestClaudeCodeFreshSideFileKeepsTheSession: a session whose transcripts
-// are a day old but which stored a tool output a minute ago is writing:
-// it stays, every file of it.
-func TestClaudeCodeFreshSideFileKeepsTheSession(t *testing.T) {
-	e := newEnv(t)
-	s := e.claudeSession(e.now.Add(-25 * time.Hour))
-	fresh := e.now.Add(-time.Minute)
-	require.NoError(t, os.Chtimes(s.toolOut, fresh, fresh))
-	r := e.sweep(nil)
-	assert.Equal(t, KeepRecentlyModified, decision(t, r, s.main).Reason)
-	for _, p := range []string{s.main, s.sub, s.sidecar, s.toolOut} {
-		assert.True(t, exists(p), "%s stays", p)
-	}
-}
-
 // TestGoSessionNestedSessionKeepsItsFiles: a Go pkg/session session
 // directory inside another's (a child store) is that session's: when the
 // outer session goes, the inner one's journals, metadata, lock file and

@@ -78,8 +78,9 @@ func TestClaudeCodeMemberHoldsItsSession(t *testing.T) {
 // TestClaudeCodeSessionTimes: the session's newest file decides, and the
 // post-terminal period starts once the idle session is quiet (no end
 // record): a subagent written an hour ago keeps a main transcript of a
-// day ago; a session idle for PostTerminal but not for QuietPeriod more
-// stays.
+// day ago, and so does a tool output stored a minute ago (a file that is
+// no journal); a session idle for PostTerminal but not for QuietPeriod
+// more stays.
 func TestClaudeCodeSessionTimes(t *testing.T) {
 	e := newEnv(t)
 	s := e.claudeSession(e.now.Add(-25 * time.Hour))
@@ -89,6 +90,14 @@ func TestClaudeCodeSessionTimes(t *testing.T) {
 	assert.True(t, exists(s.main))
 	assert.Equal(t, KeepPostTerminal, decision(t, r, s.main).Reason)
 	assert.Equal(t, KeepPostTerminal, decision(t, r, s.sub).Reason)
+
+	fresh := e.now.Add(-time.Minute)
+	require.NoError(t, os.Chtimes(s.toolOut, fresh, fresh))
+	r = e.sweep(nil)
+	assert.Equal(t, KeepRecentlyModified, decision(t, r, s.main).Reason)
+	for _, p := range []string{s.main, s.sub, s.sidecar, s.toolOut} {
+		assert.True(t, exists(p), "%s stays", p)
+	}
 
 	e2 := newEnv(t)
 	s2 := e2.claudeSession(e2.now.Add(-24*time.Hour - e2.cfg.QuietPeriod/2))
