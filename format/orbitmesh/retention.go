@@ -20,22 +20,17 @@ func (*Format) Beside(path string, now time.Time) (files, dirs []string) {
 	adir := filepath.Join(dir, AttemptsDir, id)
 	// Only a directory of its own: a symlink there could list another
 	// session's files, or the sessions directory itself.
-	if info, err := os.Lstat(adir); err != nil || !info.IsDir() {
-		adir = ""
-	}
-	if entries, err := os.ReadDir(adir); adir != "" && err == nil {
-		for _, e := range entries {
-			if e.Type().IsRegular() {
-				files = append(files, filepath.Join(adir, e.Name()))
-			}
-		}
+	info, err := os.Lstat(adir)
+	own := err == nil && info.IsDir()
+	if own {
+		files = regularIn(adir)
 	}
 	for _, t := range readTokens(dir, id) {
 		if t.done(now) {
 			files = append(files, filepath.Join(dir, ResumeTokensDir, t.ID+".json"))
 		}
 	}
-	if adir == "" {
+	if !own {
 		return files, nil
 	}
 	return files, []string{adir}
@@ -45,4 +40,20 @@ func (*Format) Beside(path string, now time.Time) (files, dirs []string) {
 // runtime wrote it consumed or revoked (whenever that was), or it expired.
 func (rt *ResumeToken) done(now time.Time) bool {
 	return !rt.Consumed.IsZero() || !rt.Revoked.IsZero() || !rt.Expires.IsZero() && !now.Before(rt.Expires)
+}
+
+// regularIn lists the regular files directly in dir (none when it cannot
+// be read).
+func regularIn(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
 }
