@@ -108,17 +108,13 @@ func (v *reqView) tenantWide() (all, some bool) {
 	return all, some
 }
 
-// held lists the Refs of every entry refused: sent again, not
-// dead-lettered, while the tenant refuses structured metadata.
+// held lists the Refs of every entry refused (rejections): sent again,
+// not dead-lettered, while the tenant refuses structured metadata.
 func (v *reqView) held() []int {
-	var out []int
-	for i, sg := range v.segs {
-		refs := v.b.streams[sg.s].refs[sg.lo:sg.hi]
-		for k, ref := range refs {
-			if v.reason[v.first[i]+k] != "" {
-				out = append(out, ref)
-			}
-		}
+	rs := v.rejections()
+	out := make([]int, len(rs))
+	for i, r := range rs {
+		out[i] = r.Ref
 	}
 	return out
 }
