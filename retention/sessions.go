@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,18 +87,10 @@ func (s *sweep) members(fm format.Format, path string) (relDir string, out []mem
 }
 
 // holdsJournal tells whether the directory rel holds a journal file
-// (*.jsonl) itself.
+// (isJournal) itself, or cannot be listed (then it is left alone too).
 func (s *sweep) holdsJournal(rel string) bool {
 	entries, err := readDir(s.rt, rel)
-	if err != nil {
-		return true // unknown: left alone
-	}
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
-			return true
-		}
-	}
-	return false
+	return err != nil || slices.ContainsFunc(entries, isJournal)
 }
 
 // realDir tells whether rel is a directory itself, not a symlink to one:
