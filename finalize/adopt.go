@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/journalship/journalship/journalfile"
 	"github.com/journalship/journalship/ledger"
@@ -32,7 +31,7 @@ import (
 // range looks.
 func (f *Finalizer) adopt(ctx context.Context, path string, s snapshot, st ledger.FileState, o *Outcome) (ledger.FileState, error) {
 	id := s.id
-	if !complete(id) || (len(st.Ranges) == 1 && st.Ranges[0].Start == 0) {
+	if !id.HasFingerprint() || (len(st.Ranges) == 1 && st.Ranges[0].Start == 0) {
 		return st, nil
 	}
 	born, ok := journalfile.Born(path)
@@ -66,12 +65,4 @@ func (f *Finalizer) adopt(ctx context.Context, path string, s snapshot, st ledge
 		return st, nil
 	}
 	return f.ledger.File(ctx, path)
-}
-
-// complete tells whether id names a file by its first line too: without
-// it (a first line still being written) device and inode alone would take
-// a reused inode for the same file.
-func complete(id journalfile.Identity) bool {
-	i := strings.LastIndexByte(string(id), ':')
-	return i >= 0 && i < len(id)-1
 }

@@ -93,6 +93,15 @@ func Same(a, b Identity) bool {
 	return ai == bi && (af == "" || bf == "")
 }
 
+// HasFingerprint tells whether id names its file by its first line too
+// (not "" nor one whose first line was still being written): device and
+// inode alone would take a file that got a freed inode back for the file
+// that had it.
+func (id Identity) HasFingerprint() bool {
+	_, fp := id.split()
+	return fp != ""
+}
+
 // split returns "dev:inode" and the fingerprint.
 func (id Identity) split() (string, string) {
 	s := string(id)

@@ -105,3 +105,9 @@ func TestBornSurvivesARename(t *testing.T) {
 	_, ok = Born(a)
 	assert.False(t, ok, "gone")
 }
+
+func TestHasFingerprint(t *testing.T) {
+	for id, want := range map[Identity]bool{"1:2:ab12": true, "1:2:": false, "": false} {
+		assert.Equal(t, want, id.HasFingerprint(), "%q", id)
+	}
+}
