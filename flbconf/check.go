@@ -49,8 +49,9 @@ var genericOutputKeys = []string{"name", "match", "match_regex", "alias", "log_l
 // Check reports, for every output section of the journalship plugin:
 // keys neither Fluent Bit nor the plugin knows (with the closest setting),
 // keys set twice, values the plugin refuses (the same parser as at start,
-// so conflicting settings too), a Retry_Limit that drops chunks, and tail inputs routed to it whose records
-// lack the keys the plugin reads (Path_Key, Offset_Key, Key / Log_Key);
+// so conflicting settings too), a Retry_Limit that drops chunks, and
+// tail inputs routed to it whose records lack the keys the plugin reads
+// (Path_Key, Offset_Key, Key / Log_Key);
 // tail inputs routed to it that share their offset database (DB) with
 // another tail input; tail inputs routed to it with a tag per file
 // (checkTailTag); and tail inputs routed to it whose memory is not
