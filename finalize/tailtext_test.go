@@ -60,9 +60,10 @@ func TestPartialLineTooLongIsDeadLettered(t *testing.T) {
 	sc.Buffer(nil, 4<<20)
 	var found bool
 	for sc.Scan() {
-		var dl struct{ Reason, Line string }
+		var dl struct{ Reason, Line, Stage string }
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &dl))
 		if strings.Contains(dl.Reason, "exceeds Max_Line_Bytes") {
+			assert.Equal(t, "pipeline", dl.Stage, "refused before Loki, as a journal line that long")
 			var marker tailEntry
 			require.NoError(t, json.Unmarshal([]byte(dl.Line), &marker))
 			assert.Equal(t, tail, marker.Text)

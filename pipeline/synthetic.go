@@ -81,7 +81,9 @@ func (p *Pipeline) ShipSynthetic(ctx context.Context, entries []Synthetic) error
 		}
 		if len(e.Line) > p.cfg.MaxLineBytes {
 			// As a journal line that long: Loki would refuse it.
-			dl = append(dl, syntheticLetter(e, fmt.Sprintf("%s entry of %d bytes exceeds Max_Line_Bytes %d", e.Kind, len(e.Line), p.cfg.MaxLineBytes)))
+			letter := syntheticLetter(e, fmt.Sprintf("%s entry of %d bytes exceeds Max_Line_Bytes %d", e.Kind, len(e.Line), p.cfg.MaxLineBytes))
+			letter.Stage = dlTooLong.stage
+			dl = append(dl, letter)
 			continue
 		}
 		stamp, reason := p.syntheticWindow(labels[i], e.Time, now)
